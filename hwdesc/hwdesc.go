@@ -1,0 +1,124 @@
+// Package hwdesc holds hardware descriptions: the functional units of one
+// streaming multiprocessor, with their initiation interval and latency, and
+// the rules that route each opcode to a unit.
+//
+// A description is data (TOML, decoded strictly); see docs/hwdesc.md for the
+// schema. Latencies follow the ECRTS 2025 convention: a unit is exclusive for
+// Init cycles from the start of an instruction's initiation, then the
+// instruction's result is ready Lat cycles later (Init+Lat after the start).
+// GPGPU-Sim's "latency" counts from dispatch and includes the initiation
+// interval; the importer converts.
+package hwdesc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Cycles is a duration or an instant in SM clock cycles.
+type Cycles int64
+
+// Desc is a hardware description.
+type Desc struct {
+	Name        string  `toml:"name"`
+	Description string  `toml:"description,omitempty"`
+	Version     string  `toml:"version,omitempty"` // version of this description
+	Source      string  `toml:"source,omitempty"`  // provenance: where the numbers come from
+	Arch        string  `toml:"arch,omitempty"`    // "sm_86", informational
+	ClockMHz    float64 `toml:"clock_mhz"`         // SM clock, for cycles <-> ns in reports
+
+	// DefaultUnit is the unit of opcodes no rule matches; empty means an
+	// unmatched opcode is an error.
+	DefaultUnit string `toml:"default_unit,omitempty"`
+
+	Units []Unit `toml:"unit"`
+	Map   []Rule `toml:"map"`
+
+	// File is the path the description was loaded from ("" for built-ins).
+	File string `toml:"-"`
+}
+
+// Unit is a functional unit.
+type Unit struct {
+	Name string `toml:"name"`
+	Init Cycles `toml:"init"` // initiation interval: cycles the unit is exclusive per instruction (≥ 1)
+	Lat  Cycles `toml:"lat"`  // cycles from the end of initiation to the result (≥ 0)
+	Doc  string `toml:"doc,omitempty"`
+}
+
+// Rule routes opcodes matching a glob to a unit. Rules are tried in order;
+// the first match wins.
+type Rule struct {
+	Match string `toml:"match"` // glob over the full dotted opcode: '*' any run, '?' one character
+	Unit  string `toml:"unit"`
+	Doc   string `toml:"doc,omitempty"`
+	Line  int    `toml:"-"` // line of the rule in its file, for messages; 0 if unknown
+}
+
+// UnitIndex returns the index of the named unit in d.Units, or -1.
+func (d *Desc) UnitIndex(name string) int {
+	for i := range d.Units {
+		if d.Units[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Lookup returns the index in d.Units of the unit that executes the full
+// dotted opcode op ("mul.f32", "ld.global.v4.f32", "IMAD.WIDE"), and the
+// index of the matching rule (-1 when the default unit was used). It fails
+// when no rule matches and the description has no default unit.
+func (d *Desc) Lookup(op string) (unit, rule int, err error) {
+	for i := range d.Map {
+		if Glob(d.Map[i].Match, op) {
+			u := d.UnitIndex(d.Map[i].Unit)
+			if u < 0 {
+				return -1, i, fmt.Errorf("rule %q names unknown unit %q", d.Map[i].Match, d.Map[i].Unit)
+			}
+			return u, i, nil
+		}
+	}
+	if d.DefaultUnit != "" {
+		if u := d.UnitIndex(d.DefaultUnit); u >= 0 {
+			return u, -1, nil
+		}
+		return -1, -1, fmt.Errorf("default unit %q is not defined", d.DefaultUnit)
+	}
+	return -1, -1, fmt.Errorf("no rule of hardware description %q matches opcode %q and it has no default_unit", d.Name, op)
+}
+
+// Glob reports whether s matches pattern, where '*' matches any run of
+// characters (including dots) and '?' exactly one character.
+func Glob(pattern, s string) bool {
+	// Iterative matcher with single-star backtracking: linear in practice.
+	p, i := 0, 0
+	star, mark := -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
+			p++
+			i++
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, i
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+// String returns a one-line summary.
+func (d *Desc) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d units, %d rules)", d.Name, len(d.Units), len(d.Map))
+	return b.String()
+}
