@@ -286,6 +286,9 @@ type Instr struct {
 	// Text is the instruction as written (normalised spacing, no trailing
 	// ';'), used in dumps and graph labels.
 	Text string
+
+	// Loc is the high-level source location (PTX .loc), or nil.
+	Loc *SourceLoc
 }
 
 // Op returns the full dotted opcode as written: "ld.global.v4.f32".
