@@ -1,0 +1,468 @@
+// Package sim is gpuwcet's reference simulator: a cycle-exact model of one
+// thread block on one streaming multiprocessor, the judge of the analyzer's
+// bounds.
+//
+// The timing model is that of the ECRTS 2025 paper (docs/model.md): one SM,
+// one warp scheduler, at most one instruction issued per cycle for the whole
+// SM, no data cache, pipelined memory with a fixed latency. Per warp,
+// instructions issue in program order. At cycle t an instruction of warp w
+// may issue when every register it reads (sources, guard predicate, address
+// registers) and every register it writes has no pending write still in
+// flight after t (a scoreboard with RAW and WAW: a result ready at cycle r
+// may be used by an instruction issued at r). Issue does not wait for the
+// functional unit: the instruction joins its unit's FIFO, its initiation
+// starts at start = max(issue, unit free), the unit is busy until
+// start+Init, and the result is ready at start+Init+Lat (hwdesc.Unit).
+// Units are shared by all warps of the block, one FIFO per unit in issue
+// order. ret and exit issue nothing. Predicated instructions issue and occupy
+// their unit whether or not the guard holds (the simulator executes no data).
+//
+// Block barriers (bar.sync, bar.red) end a section. Under the default
+// BarrierDrain semantics the barrier itself issues nothing; a warp that
+// reaches it stops issuing; when every warp of the block has reached it, the
+// section ends at the cycle the last result of the block is ready, and every
+// warp may issue its next instruction at that cycle (units idle, registers
+// ready: the next section starts from a fresh state, like a fresh block).
+// BarrierIssue is the alternative: bar.sync is issued on the unit its opcode
+// maps to, and the warps continue one cycle after the last warp issued it,
+// with results of the previous section possibly still in flight.
+//
+// The block ends when the last result of the last warp is ready; that cycle
+// is the makespan.
+//
+// The simulator is event-driven: it jumps over cycles in which no warp can
+// issue. Policies (lrr, gto, random:SEED, priority orders, adversarial) are
+// all work-conserving: when a warp can issue, one does.
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+)
+
+// MaxWarps is the largest block the simulator accepts (a CUDA block has at
+// most 1024 threads, 32 warps).
+const MaxWarps = 64
+
+// BarrierMode selects the semantics of block barriers.
+type BarrierMode uint8
+
+const (
+	// BarrierDrain: bar.sync issues nothing; the warps continue when every
+	// warp has reached it and every result of the block is ready.
+	BarrierDrain BarrierMode = iota
+	// BarrierIssue: bar.sync issues on its unit; the warps continue one
+	// cycle after the last warp issued it.
+	BarrierIssue
+)
+
+func (m BarrierMode) String() string {
+	switch m {
+	case BarrierDrain:
+		return "drain"
+	case BarrierIssue:
+		return "issue"
+	}
+	return "barrier?"
+}
+
+// ParseBarrierMode parses "drain" or "issue".
+func ParseBarrierMode(s string) (BarrierMode, error) {
+	switch s {
+	case "drain", "":
+		return BarrierDrain, nil
+	case "issue":
+		return BarrierIssue, nil
+	}
+	return 0, fmt.Errorf("unknown barrier semantics %q (want drain or issue)", s)
+}
+
+const (
+	opNormal uint8 = iota
+	opBarrier
+)
+
+// cinstr is a compiled instruction.
+type cinstr struct {
+	op     uint8
+	unit   int32
+	chk    int32 // regs to check: pool[chk:end] (uses, then defs)
+	def    int32 // defs: pool[def:end]
+	end    int32
+	index  int32 // index in the warp's path
+	init   int64
+	initLt int64 // init + lat
+}
+
+// prog is one compiled path, shared by warps with the same path.
+type prog struct {
+	ins   []cinstr
+	pool  []int32
+	nregs int
+	path  []*isa.Instr
+	bars  int
+}
+
+// Program is a block compiled for a hardware description; it can be run
+// many times with different policies.
+type Program struct {
+	HW      *hwdesc.Desc
+	Barrier BarrierMode
+	warps   []*prog
+	units   int
+	regOff  []int // offset of each warp's registers in the flat register file
+	nregs   int
+	issues  int64 // instructions issued per run (barriers included in issue mode)
+}
+
+// Compile resolves the units and registers of a block: paths[w] is the
+// instruction sequence warp w executes. Identical paths (the same slice)
+// are compiled once.
+func Compile(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode) (*Program, error) {
+	if hw == nil {
+		return nil, fmt.Errorf("no hardware description")
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("block has no warps")
+	}
+	if len(paths) > MaxWarps {
+		return nil, fmt.Errorf("block has %d warps; the simulator supports at most %d", len(paths), MaxWarps)
+	}
+	for i, u := range hw.Units {
+		if u.Init < 1 || u.Lat < 0 {
+			return nil, fmt.Errorf("hardware description %q: unit %d (%q) has init %d and lat %d; want init ≥ 1 and lat ≥ 0", hw.Name, i, u.Name, u.Init, u.Lat)
+		}
+	}
+	p := &Program{HW: hw, Barrier: mode, units: len(hw.Units)}
+	unitOf := map[string]int{}
+	cache := map[*isa.Instr]*prog{}
+	for w, path := range paths {
+		var pr *prog
+		if len(path) > 0 {
+			if c := cache[path[0]]; c != nil && sameSlice(c.path, path) {
+				pr = c
+			}
+		}
+		if pr == nil {
+			var err error
+			pr, err = compilePath(hw, path, mode, unitOf)
+			if err != nil {
+				return nil, fmt.Errorf("warp %d: %w", w, err)
+			}
+			if len(path) > 0 {
+				cache[path[0]] = pr
+			}
+		}
+		if w > 0 && pr.bars != p.warps[0].bars {
+			return nil, fmt.Errorf("warp %d reaches %d block barriers but warp 0 reaches %d: the warps of a block must reach the same barriers", w, pr.bars, p.warps[0].bars)
+		}
+		p.warps = append(p.warps, pr)
+		p.regOff = append(p.regOff, p.nregs)
+		p.nregs += pr.nregs
+		for _, in := range pr.ins {
+			if in.op == opNormal || mode == BarrierIssue {
+				p.issues++
+			}
+		}
+	}
+	return p, nil
+}
+
+func sameSlice(a, b []*isa.Instr) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func compilePath(hw *hwdesc.Desc, path []*isa.Instr, mode BarrierMode, unitOf map[string]int) (*prog, error) {
+	pr := &prog{path: path}
+	regs := map[string]int32{}
+	reg := func(r string) int32 {
+		id, ok := regs[r]
+		if !ok {
+			id = int32(len(regs))
+			regs[r] = id
+		}
+		return id
+	}
+	for i, in := range path {
+		if in == nil {
+			return nil, fmt.Errorf("instruction %d is nil", i)
+		}
+		switch in.Kind {
+		case isa.KindReturn, isa.KindExit:
+			continue // issue nothing
+		}
+		c := cinstr{index: int32(i)}
+		isBar := in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
+		if isBar {
+			c.op = opBarrier
+			pr.bars++
+			if mode == BarrierDrain {
+				c.unit = -1
+				c.chk, c.def, c.end = int32(len(pr.pool)), int32(len(pr.pool)), int32(len(pr.pool))
+				pr.ins = append(pr.ins, c)
+				continue
+			}
+		}
+		op := in.Op()
+		u, ok := unitOf[op]
+		if !ok {
+			var err error
+			u, _, err = hw.Lookup(op)
+			if err != nil {
+				return nil, fmt.Errorf("instruction %d (%s): %w", i, in.Text, err)
+			}
+			unitOf[op] = u
+		}
+		c.unit = int32(u)
+		c.init = int64(hw.Units[u].Init)
+		c.initLt = int64(hw.Units[u].Init + hw.Units[u].Lat)
+		defs := in.Defs()
+		uses := in.Uses()
+		c.chk = int32(len(pr.pool))
+		for _, r := range uses {
+			if !contains(defs, r) {
+				pr.pool = append(pr.pool, reg(r))
+			}
+		}
+		c.def = int32(len(pr.pool))
+		for _, r := range defs {
+			pr.pool = append(pr.pool, reg(r))
+		}
+		c.end = int32(len(pr.pool))
+		pr.ins = append(pr.ins, c)
+	}
+	pr.nregs = len(regs)
+	return pr, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Warps returns the number of warps of the block.
+func (p *Program) Warps() int { return len(p.warps) }
+
+// Issues returns the number of instructions one run issues.
+func (p *Program) Issues() int64 { return p.issues }
+
+// Path returns warp w's instruction path.
+func (p *Program) Path(w int) []*isa.Instr { return p.warps[w].path }
+
+// Event is the timing of one instruction of one warp. For a barrier under
+// BarrierDrain, Issue is the cycle the warp reached it, Start and Ready the
+// cycle the block was released.
+type Event struct {
+	Index   int           // index in the warp's path
+	Unit    int           // unit index; -1 for a drain barrier
+	Barrier bool          // a block barrier
+	Issue   hwdesc.Cycles // issue cycle
+	Start   hwdesc.Cycles // start of initiation
+	Ready   hwdesc.Cycles // result ready (end of the instruction)
+}
+
+// Result is the outcome of one simulation.
+type Result struct {
+	Policy   string          // the policy that produced this schedule (for adversarial: the witness)
+	Makespan hwdesc.Cycles   // cycle at which the last result of the block is ready
+	WarpEnd  []hwdesc.Cycles // per warp, cycle its last result is ready
+	Issued   int64           // instructions issued
+	Releases []hwdesc.Cycles // per block barrier, the cycle the warps were released
+	Timeline [][]Event       // per warp, per compiled instruction (nil unless requested)
+}
+
+// Options tune a run.
+type Options struct {
+	Timeline bool // record per-instruction events
+}
+
+// chooser picks one warp among the eligible ones (mask != 0); last is the
+// warp that issued last (-1 before the first issue).
+type chooser interface {
+	choose(mask uint64, last int) int
+}
+
+// Run simulates the block under a policy.
+func (p *Program) Run(pol Policy, opt Options) (*Result, error) {
+	if pol.Kind == Adversarial {
+		return p.adversarial(pol, opt)
+	}
+	ch, err := pol.chooser(len(p.warps))
+	if err != nil {
+		return nil, err
+	}
+	r := p.run(ch, opt)
+	r.Policy = pol.String()
+	return r, nil
+}
+
+const never = math.MaxInt64
+
+// run is the event-driven simulation loop.
+func (p *Program) run(ch chooser, opt Options) *Result {
+	nw := len(p.warps)
+	pc := make([]int32, nw)
+	earliest := make([]int64, nw)
+	lastReady := make([]int64, nw)
+	regReady := make([]int64, p.nregs)
+	unitFree := make([]int64, p.units)
+	res := &Result{WarpEnd: make([]hwdesc.Cycles, nw)}
+	if opt.Timeline {
+		res.Timeline = make([][]Event, nw)
+		for w, pr := range p.warps {
+			res.Timeline[w] = make([]Event, len(pr.ins))
+		}
+	}
+
+	var pend, ready, arrived uint64 // pend: active, not at a barrier, not ready yet
+	var arrival int64               // issue mode: latest barrier issue
+	var maxReady int64
+	last := -1
+	t := int64(0)
+	wake := int64(never)
+
+	// enter makes warp w wait for (or reach) its instruction pc[w], which it
+	// may not issue before cycle from; now is the next cycle the loop
+	// examines.
+	enter := func(w int, from, now int64) {
+		pr := p.warps[w]
+		if int(pc[w]) >= len(pr.ins) {
+			return // done
+		}
+		in := &pr.ins[pc[w]]
+		if in.op == opBarrier && p.Barrier == BarrierDrain {
+			arrived |= 1 << uint(w)
+			if opt.Timeline {
+				res.Timeline[w][pc[w]] = Event{Index: int(in.index), Unit: -1, Barrier: true, Issue: hwdesc.Cycles(from)}
+			}
+			return
+		}
+		e := from
+		off := p.regOff[w]
+		for _, r := range pr.pool[in.chk:in.end] {
+			if x := regReady[off+int(r)]; x > e {
+				e = x
+			}
+		}
+		earliest[w] = e
+		if e <= now {
+			ready |= 1 << uint(w)
+			return
+		}
+		pend |= 1 << uint(w)
+		if e < wake {
+			wake = e
+		}
+	}
+	for w := 0; w < nw; w++ {
+		enter(w, 0, 0)
+	}
+
+	for {
+		if t >= wake {
+			// Move the pending warps whose time has come to ready.
+			wake = never
+			for m := pend; m != 0; m &= m - 1 {
+				w := bits.TrailingZeros64(m)
+				if earliest[w] <= t {
+					ready |= 1 << uint(w)
+					pend &^= 1 << uint(w)
+				} else if earliest[w] < wake {
+					wake = earliest[w]
+				}
+			}
+		}
+		if ready == 0 {
+			if pend != 0 {
+				t = wake
+				continue
+			}
+			if arrived == 0 {
+				break // every warp is done
+			}
+			// Every active warp is at a barrier: release the block.
+			rel := t
+			if p.Barrier == BarrierDrain {
+				if maxReady > rel {
+					rel = maxReady
+				}
+			} else {
+				rel = arrival + 1
+			}
+			res.Releases = append(res.Releases, hwdesc.Cycles(rel))
+			m := arrived
+			arrived = 0
+			for ; m != 0; m &= m - 1 {
+				w := bits.TrailingZeros64(m)
+				if opt.Timeline && p.Barrier == BarrierDrain {
+					ev := &res.Timeline[w][pc[w]]
+					ev.Start, ev.Ready = hwdesc.Cycles(rel), hwdesc.Cycles(rel)
+				}
+				if p.Barrier == BarrierDrain {
+					pc[w]++
+				}
+				enter(w, rel, rel)
+			}
+			if rel > t {
+				t = rel
+			}
+			continue
+		}
+		w := ch.choose(ready, last)
+		last = w
+		pr := p.warps[w]
+		in := &pr.ins[pc[w]]
+		s := unitFree[in.unit]
+		if s < t {
+			s = t
+		}
+		unitFree[in.unit] = s + in.init
+		rd := s + in.initLt
+		off := p.regOff[w]
+		for _, r := range pr.pool[in.def:in.end] {
+			regReady[off+int(r)] = rd
+		}
+		if rd > lastReady[w] {
+			lastReady[w] = rd
+		}
+		if rd > maxReady {
+			maxReady = rd
+		}
+		res.Issued++
+		if opt.Timeline {
+			res.Timeline[w][pc[w]] = Event{Index: int(in.index), Unit: int(in.unit), Barrier: in.op == opBarrier,
+				Issue: hwdesc.Cycles(t), Start: hwdesc.Cycles(s), Ready: hwdesc.Cycles(rd)}
+		}
+		ready &^= 1 << uint(w)
+		pc[w]++
+		if in.op == opBarrier { // issue mode
+			arrived |= 1 << uint(w)
+			arrival = t
+		} else {
+			enter(w, t+1, t+1)
+		}
+		t++
+	}
+	var mk int64
+	for w := range lastReady {
+		res.WarpEnd[w] = hwdesc.Cycles(lastReady[w])
+		if lastReady[w] > mk {
+			mk = lastReady[w]
+		}
+	}
+	for _, r := range res.Releases {
+		if int64(r) > mk {
+			mk = int64(r)
+		}
+	}
+	res.Makespan = hwdesc.Cycles(mk)
+	return res
+}
