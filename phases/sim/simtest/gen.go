@@ -1,0 +1,176 @@
+package simtest
+
+import (
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+)
+
+// Config bounds the generated blocks; zero fields take the defaults of the
+// issue (1–6 units, init 1–12, lat 0–400, 1–32 warps, 1–200 instructions
+// per warp).
+type Config struct {
+	MaxUnits  int
+	MaxInit   int
+	MaxLat    int
+	MaxWarps  int
+	MaxInstrs int
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxUnits <= 0 {
+		c.MaxUnits = 6
+	}
+	if c.MaxInit <= 0 {
+		c.MaxInit = 12
+	}
+	if c.MaxLat <= 0 {
+		c.MaxLat = 400
+	}
+	if c.MaxWarps <= 0 {
+		c.MaxWarps = 32
+	}
+	if c.MaxInstrs <= 0 {
+		c.MaxInstrs = 200
+	}
+	return c
+}
+
+// skewed returns a number in [1, n], small numbers more likely (the
+// maximum of a uniform draw of a uniform bound).
+func skewed(r *rand.Rand, n int) int {
+	return 1 + r.IntN(1+r.IntN(n))
+}
+
+// Generate returns the random block of the given seed: a random hardware
+// description, 1 to MaxWarps warps running identical (half of the cases)
+// or different straight-line paths with random dependencies, guards,
+// multi-destination instructions and block barriers (the same number in
+// every warp).
+func Generate(cfg Config, seed int64) *Case {
+	cfg = cfg.withDefaults()
+	r := rand.New(rand.NewPCG(uint64(seed), 0x51a7e57))
+	nu := 1 + r.IntN(cfg.MaxUnits)
+	init := make([]hwdesc.Cycles, nu)
+	lat := make([]hwdesc.Cycles, nu)
+	for i := range init {
+		init[i] = hwdesc.Cycles(1 + r.IntN(cfg.MaxInit))
+		switch r.IntN(10) {
+		case 0, 1, 2, 3, 4:
+			lat[i] = hwdesc.Cycles(r.IntN(min(11, cfg.MaxLat+1)))
+		case 5, 6, 7:
+			lat[i] = hwdesc.Cycles(r.IntN(min(51, cfg.MaxLat+1)))
+		default:
+			lat[i] = hwdesc.Cycles(r.IntN(cfg.MaxLat + 1))
+		}
+	}
+	c := &Case{Comment: "seed " + strconv.FormatInt(seed, 10) + "\n", HW: NewHW(nil, init, lat)}
+	nw := skewed(r, cfg.MaxWarps)
+	if r.IntN(4) == 0 {
+		nw = cfg.MaxWarps - r.IntN(1+cfg.MaxWarps/4)
+	}
+	bars := 0
+	if r.IntN(10) < 3 {
+		bars = 1 + r.IntN(3)
+	}
+	g := &pathGen{r: r, units: nu, regs: 2 + r.IntN(23), preds: 1 + r.IntN(3),
+		guardP: r.IntN(4), multiP: r.IntN(4), depP: 3 + r.IntN(6)}
+	n := skewed(r, cfg.MaxInstrs)
+	if r.IntN(2) == 0 {
+		p := g.path(n, bars)
+		for w := 0; w < nw; w++ {
+			c.Warps = append(c.Warps, p)
+		}
+	} else {
+		for w := 0; w < nw; w++ {
+			c.Warps = append(c.Warps, g.path(1+r.IntN(n), bars))
+		}
+	}
+	return c
+}
+
+type pathGen struct {
+	r                    *rand.Rand
+	units, regs, preds   int
+	guardP, multiP, depP int // in tenths
+}
+
+func (g *pathGen) reg() string  { return "r" + strconv.Itoa(g.r.IntN(g.regs)) }
+func (g *pathGen) pred() string { return "p" + strconv.Itoa(g.r.IntN(g.preds)) }
+
+// path returns n instructions (barriers included), ending in ret or exit
+// half of the time.
+func (g *pathGen) path(n, bars int) []*isa.Instr {
+	r := g.r
+	barAt := map[int]int{}
+	for b := 0; b < bars; b++ {
+		barAt[r.IntN(n+1)]++
+	}
+	var p []*isa.Instr
+	var recent []string // recently written registers, for dependencies
+	add := func(in *isa.Instr) {
+		in.Index = len(p)
+		p = append(p, in)
+	}
+	for i := 0; i <= n; i++ {
+		for k := 0; k < barAt[i]; k++ {
+			add(Instr("bar.sync", "", nil, nil))
+		}
+		if i == n {
+			break
+		}
+		op := "u" + strconv.Itoa(r.IntN(g.units))
+		var dsts, srcs []string
+		switch x := r.IntN(20); {
+		case x == 0: // no destination (a store)
+		case x < 3: // a predicate (setp)
+			dsts = []string{g.pred()}
+		case x < 3+g.multiP: // several destinations (vector load, wide ops)
+			for k := 2 + r.IntN(3); k > 0; k-- {
+				if d := g.reg(); !contains(dsts, d) {
+					dsts = append(dsts, d)
+				}
+			}
+		default:
+			dsts = []string{g.reg()}
+		}
+		for k := r.IntN(4); k > 0; k-- {
+			var s string
+			if len(recent) > 0 && r.IntN(10) < g.depP {
+				s = recent[len(recent)-1-r.IntN(min(len(recent), 4))]
+			} else {
+				s = g.reg()
+			}
+			if !contains(srcs, s) {
+				srcs = append(srcs, s)
+			}
+		}
+		guard := ""
+		if r.IntN(10) < g.guardP && r.IntN(2) == 0 {
+			guard = g.pred()
+			if r.IntN(3) == 0 {
+				guard = "!" + guard
+			}
+		}
+		add(Instr(op, guard, dsts, srcs))
+		recent = append(recent, dsts...)
+	}
+	switch r.IntN(4) {
+	case 0, 1:
+		add(Instr("ret", "", nil, nil))
+	case 2:
+		add(Instr("exit", "", nil, nil))
+	}
+	return p
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
