@@ -1,0 +1,184 @@
+package load_test
+
+import (
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/load"
+)
+
+const ptxSrc = `// a comment mentioning .entry is not a marker
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry k()
+{
+ret;
+}
+`
+
+const traceSrc = "warp 0 :  PC=0x10 (k.ptx:8) ret;\nkernel_execution_time : 9"
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name, src, want, err string
+	}{
+		{"ptx", ptxSrc, load.PTX, ""},
+		{"ptx entry only", "/* x */ .visible .entry k() { ret; }", load.PTX, ""},
+		{"ptx in block comment", "/* .version 1.0\n*/\n.target sm_80\n", load.PTX, ""},
+		{"cuobjdump ptx", "Fatbin ptx code:\n================\n.version 7.0\n", load.PTX, ""},
+		{"trace", traceSrc, load.Trace, ""},
+		{"trace header", "File start...\n", load.Trace, ""},
+		{"cuobjdump sass", "\tcode for sm_80\n\t\tFunction : k\n", load.SASS, ""},
+		{"fatbin elf", "Fatbin elf code:\n================\narch = sm_75\n", load.SASS, ""},
+		{"nvdisasm", ".headerflags @\"EF_CUDA_SM80\"\n", load.SASS, ""},
+		{"address comment", "        /*0000*/                   MOV R1, c[0x0][0x28] ;\n", load.SASS, ""},
+		{"nvdisasm section", "\t.section\t.text.k,\"ax\",@progbits\n", load.SASS, ""},
+		{"cuasm", "// --------------------- FileHeader --------------------------\n", load.SASS, ""},
+		{"maxas", "# Kernel: sgemm\n", load.SASS, ""},
+		{"maxas ctrl", "--:-:1:-:1      S2R R118, SR_TID.X;\n", load.SASS, ""},
+		{"empty", "", "", "empty file"},
+		{"blank", " \n\t\n", "", "empty file"},
+		{"nul", "warp\x00", "", "binary data"},
+		{"invalid utf8", "\xff\xfe\xfd", "", "binary data"},
+		{"elf", "\x7fELF\x02\x01", "", "binary ELF file"},
+		{"unknown", "hello world\n", "", "unknown input format"},
+		{"traceg", "-kernel name = _Z13lud_perimeterPfii\n-kernel id = 8\n", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := load.Detect([]byte(tt.src))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Detect error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" && got != tt.want {
+				t.Errorf("Detect = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.ptx"), []byte(ptxSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, src, format string
+		dialect           isa.Dialect
+		err               string
+	}{
+		{"auto ptx", ptxSrc, "", isa.DialectPTX, ""},
+		{"auto trace", traceSrc, load.Auto, isa.DialectTrace, ""},
+		{"forced ptx", ptxSrc, load.PTX, isa.DialectPTX, ""},
+		{"forced trace", traceSrc, load.Trace, isa.DialectTrace, ""},
+		{"forced trace on ptx", ptxSrc, load.Trace, 0, "in.txt:1:1: expected \"warp N"},
+		{"sass pending", "\tcode for sm_80\n", "", 0, "in.txt: SASS listings are not supported yet"},
+		{"forced sass", ptxSrc, load.SASS, 0, "in.txt: SASS listings are not supported yet"},
+		{"traceg", "-kernel name = k\n", "", 0, "in.txt: Accel-Sim SASS traces (.traceg) are not supported yet"},
+		{"empty", "", "", 0, "in.txt: empty file"},
+		{"garbage", "\x00\x01\x02", "", 0, "in.txt: binary data"},
+		{"bad format", ptxSrc, "cubin", 0, `in.txt: unknown input format "cubin"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := load.File(token.NewFileSet(), filepath.Join(dir, "in.txt"), []byte(tt.src), tt.format)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("File error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Dialect != tt.dialect {
+				t.Errorf("Dialect = %v, want %v", f.Dialect, tt.dialect)
+			}
+		})
+	}
+}
+
+// TestTraceModuleBeside checks that a trace finds its module in its own
+// directory and that a module name cannot escape it.
+func TestTraceModuleBeside(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.ptx"), []byte(ptxSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := load.FileWith(token.NewFileSet(), filepath.Join(dir, "k1.trace"), []byte(traceSrc), &load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Funcs[0].Name; got != "k" {
+		t.Errorf("kernel = %q, want k (from the module)", got)
+	}
+	if len(f.Warnings) != 0 {
+		t.Errorf("warnings: %v", f.Warnings)
+	}
+	mod := load.ModulesIn(dir)
+	for _, bad := range []string{"../k.ptx", "/etc/passwd", "..", ""} {
+		if _, _, err := mod(bad); err == nil {
+			t.Errorf("ModulesIn(%q) accepted", bad)
+		}
+	}
+}
+
+// TestDetectCorpus checks detection on every listing of ../shared/corpus.
+func TestDetectCorpus(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("corpus not available (%v)", err)
+	}
+	want := map[string]string{"ptx": load.PTX, "sass": load.SASS}
+	got := map[string]int{}
+	for dir, format := range want {
+		files, _ := filepath.Glob(filepath.Join(root, dir, "*", "*"))
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := load.Detect(src)
+			if err != nil || f != format {
+				t.Errorf("%s: Detect = %q, %v; want %q", file, f, err, format)
+			}
+			got[dir]++
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"ptx": 44, "sass": 21}, got); diff != "" {
+		t.Errorf("corpus file counts (-want +got):\n%s", diff)
+	}
+	tg, err := os.ReadFile(filepath.Join(root, "trace", "jager197__accel-sim-hbf", "artifact__inputs__lud__kernel-8.traceg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load.File(token.NewFileSet(), "kernel-8.traceg", tg, ""); err == nil || !strings.Contains(err.Error(), "not supported yet") {
+		t.Errorf("traceg: %v", err)
+	}
+}
+
+func FuzzDetect(f *testing.F) {
+	for _, s := range []string{ptxSrc, traceSrc, "\tcode for sm_80\n", "", "\x00", "-kernel name = k\n", "/* .version"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		format, err := load.Detect(src)
+		if err == nil && format == "" {
+			t.Fatal("Detect returned no format and no error")
+		}
+	})
+}
