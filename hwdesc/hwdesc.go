@@ -19,40 +19,86 @@ import (
 type Cycles int64
 
 // Desc is a hardware description.
+//
+// Every field except File and the Line fields is part of the TOML schema
+// (docs/hwdesc.md) and of the canonical encoding written by Encode.
 type Desc struct {
 	Name        string  `toml:"name"`
 	Description string  `toml:"description,omitempty"`
 	Version     string  `toml:"version,omitempty"` // version of this description
 	Source      string  `toml:"source,omitempty"`  // provenance: where the numbers come from
 	Arch        string  `toml:"arch,omitempty"`    // "sm_86", informational
+	ISA         string  `toml:"isa,omitempty"`     // opcode spelling of the rules: "ptx", "sass" or "" (unspecified)
 	ClockMHz    float64 `toml:"clock_mhz"`         // SM clock, for cycles <-> ns in reports
+
+	// MemLatency is the global-load latency the description was built with,
+	// counted from dispatch to result (GPGPU-Sim's convention, the value of
+	// -ptx_opcode_latency_mem_impostor). Informational: the analysis uses the
+	// init and lat of the unit that global loads are routed to. 0 = unset.
+	MemLatency Cycles `toml:"mem_latency,omitempty"`
 
 	// DefaultUnit is the unit of opcodes no rule matches; empty means an
 	// unmatched opcode is an error.
 	DefaultUnit string `toml:"default_unit,omitempty"`
+
+	// Notes record how each number was derived (provenance), one item per
+	// derivation step.
+	Notes []string `toml:"notes,omitempty"`
 
 	Units []Unit `toml:"unit"`
 	Map   []Rule `toml:"map"`
 
 	// File is the path the description was loaded from ("" for built-ins).
 	File string `toml:"-"`
+	// Lines maps each top-level key to its line in File (nil when the
+	// description was not decoded from text).
+	Lines map[string]int `toml:"-"`
 }
 
-// Unit is a functional unit.
+// Unit is a functional unit, or more precisely a timing class: a unit of
+// the analysis model with one initiation interval and one latency. Several
+// timing classes can run on the same hardware functional unit (GPGPU-Sim
+// runs integer, float and double divisions and the transcendental functions
+// on its SFU with different timings); they then share a Group.
 type Unit struct {
 	Name string `toml:"name"`
 	Init Cycles `toml:"init"` // initiation interval: cycles the unit is exclusive per instruction (≥ 1)
 	Lat  Cycles `toml:"lat"`  // cycles from the end of initiation to the result (≥ 0)
-	Doc  string `toml:"doc,omitempty"`
+
+	// Group names the hardware functional unit this timing class runs on
+	// ("" = its own). Units of one group share one dispatch port: a model
+	// faithful to the simulator serialises their initiations.
+	Group string `toml:"group,omitempty"`
+	// Count is the number of instances of the hardware unit per SM
+	// (informational; 0 in a file means 1). All units of a group have the
+	// same count.
+	Count int `toml:"count,omitempty"`
+	// GPGPUSimLatency, when set, is the latency in GPGPU-Sim's convention
+	// (dispatch to result, initiation included); it must equal Init+Lat.
+	GPGPUSimLatency Cycles `toml:"gpgpusim_latency,omitempty"`
+	Doc             string `toml:"doc,omitempty"`
+
+	Line int `toml:"-"` // line of the unit's [[unit]] header, for messages; 0 if unknown
 }
 
 // Rule routes opcodes matching a glob to a unit. Rules are tried in order;
-// the first match wins.
+// the first match wins. A rule with Reject set routes nowhere: matching
+// opcodes are an error (used for opcodes whose timing is unknown).
 type Rule struct {
-	Match string `toml:"match"` // glob over the full dotted opcode: '*' any run, '?' one character
-	Unit  string `toml:"unit"`
-	Doc   string `toml:"doc,omitempty"`
-	Line  int    `toml:"-"` // line of the rule in its file, for messages; 0 if unknown
+	Match  string `toml:"match"` // glob over the full dotted opcode: '*' any run, '?' one character
+	Unit   string `toml:"unit,omitempty"`
+	Reject string `toml:"reject,omitempty"` // reason; exclusive with Unit
+	Doc    string `toml:"doc,omitempty"`
+	Line   int    `toml:"-"` // line of the rule in its file, for messages; 0 if unknown
+}
+
+// GroupOf returns the hardware group of unit u (its own name when Group is
+// empty).
+func (d *Desc) GroupOf(u int) string {
+	if g := d.Units[u].Group; g != "" {
+		return g
+	}
+	return d.Units[u].Name
 }
 
 // UnitIndex returns the index of the named unit in d.Units, or -1.
@@ -68,13 +114,18 @@ func (d *Desc) UnitIndex(name string) int {
 // Lookup returns the index in d.Units of the unit that executes the full
 // dotted opcode op ("mul.f32", "ld.global.v4.f32", "IMAD.WIDE"), and the
 // index of the matching rule (-1 when the default unit was used). It fails
-// when no rule matches and the description has no default unit.
+// when no rule matches and the description has no default unit, and when
+// the matching rule rejects the opcode.
 func (d *Desc) Lookup(op string) (unit, rule int, err error) {
 	for i := range d.Map {
-		if Glob(d.Map[i].Match, op) {
-			u := d.UnitIndex(d.Map[i].Unit)
+		r := &d.Map[i]
+		if Glob(r.Match, op) {
+			if r.Reject != "" {
+				return -1, i, fmt.Errorf("hardware description %q cannot time opcode %q (rule %q%s): %s", d.Name, op, r.Match, lineSuffix(r.Line), r.Reject)
+			}
+			u := d.UnitIndex(r.Unit)
 			if u < 0 {
-				return -1, i, fmt.Errorf("rule %q names unknown unit %q", d.Map[i].Match, d.Map[i].Unit)
+				return -1, i, fmt.Errorf("rule %q names unknown unit %q", r.Match, r.Unit)
 			}
 			return u, i, nil
 		}
@@ -86,6 +137,13 @@ func (d *Desc) Lookup(op string) (unit, rule int, err error) {
 		return -1, -1, fmt.Errorf("default unit %q is not defined", d.DefaultUnit)
 	}
 	return -1, -1, fmt.Errorf("no rule of hardware description %q matches opcode %q and it has no default_unit", d.Name, op)
+}
+
+func lineSuffix(line int) string {
+	if line > 0 {
+		return fmt.Sprintf(", line %d", line)
+	}
+	return ""
 }
 
 // Glob reports whether s matches pattern, where '*' matches any run of
