@@ -23,6 +23,7 @@ const (
 // in a cmd_<name>.go file of this package.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		cfgCommand,
 		passesCommand,
 	}
 }

@@ -1,0 +1,272 @@
+// Package cfgdot draws control-flow graphs with Graphviz. It is the only
+// importer of github.com/emicklei/dot.
+//
+// The drawing is a debugging aid: one digraph per function; one record node
+// per block, in block-index order, headed by the block name, its labels and
+// source line, then its instructions (a long block collapsed to its first
+// and last few instructions with "… N more"); natural loops as nested
+// clusters; edges styled by kind (taken green, fall-through black, jump
+// bold, indirect dashed purple, exit dotted grey) and back edges blue with
+// constraint=false; unreachable blocks dashed grey; a virtual exit node.
+// The output is deterministic and renders with `dot -Tsvg`; other details
+// may change.
+package cfgdot
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/emicklei/dot"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+)
+
+// Options tune the drawing. The zero value selects the defaults.
+type Options struct {
+	// MaxInstrs is the largest number of instructions shown in full in a
+	// block; a longer block shows its first Head and last Tail
+	// instructions around a "… N more" line. Zero means 12; negative
+	// hides instructions entirely.
+	MaxInstrs  int
+	Head, Tail int // zero means 6 and 3
+}
+
+func (o Options) limits() (max, head, tail int) {
+	max, head, tail = o.MaxInstrs, o.Head, o.Tail
+	if max == 0 {
+		max = 12
+	}
+	if head <= 0 {
+		head = 6
+	}
+	if tail <= 0 {
+		tail = 3
+	}
+	if max > 0 && head+tail >= max {
+		head, tail = (max+1)/2, max/2
+	}
+	return
+}
+
+// Graph returns the drawing of g.
+func Graph(g *cfg.Graph, o Options) *dot.Graph {
+	d := dot.NewGraph(dot.Directed)
+	d.ID(quote(g.Func.Name))
+	d.Attr("label", dot.Literal(quote(g.Func.Name)))
+	d.Attr("labelloc", "t")
+	d.Attr("fontname", "Courier")
+	d.NodeInitializer(func(n dot.Node) {
+		n.Attr("shape", "record")
+		n.Attr("fontname", "Courier")
+		n.Attr("fontsize", "10")
+	})
+
+	// Clusters for loops, outer loops first so that inner ones nest.
+	clusters := make([]*dot.Graph, len(g.Loops))
+	var mk func(l *cfg.Loop) *dot.Graph
+	mk = func(l *cfg.Loop) *dot.Graph {
+		if clusters[l.Index] != nil {
+			return clusters[l.Index]
+		}
+		parent := d
+		if l.Parent != nil {
+			parent = mk(l.Parent)
+		}
+		// Keys sort in loop order; dot writes subgraphs by key.
+		c := parent.Subgraph(fmt.Sprintf("loop%06d", l.Index), dot.ClusterOption{})
+		label := fmt.Sprintf("loop %d: header %s", l.Index, l.Header)
+		if lab := l.Label(); lab != "" {
+			label += " " + lab
+		}
+		if line := lineOf(g, l.Header); line != "" {
+			label += ", line " + line
+		}
+		label += fmt.Sprintf(", depth %d", l.Depth)
+		c.Attr("label", dot.Literal(quote(label)))
+		c.Attr("style", "rounded")
+		c.Attr("color", "blue")
+		c.Attr("fontname", "Courier")
+		clusters[l.Index] = c
+		return c
+	}
+	for _, l := range g.Loops {
+		mk(l)
+	}
+
+	nodes := make([]dot.Node, len(g.Blocks)+1)
+	for _, b := range g.Blocks {
+		owner := d
+		if b.Loop != nil {
+			owner = clusters[b.Loop.Index]
+		}
+		n := owner.Node(fmt.Sprintf("b%06d", b.Index))
+		n.Attr("label", dot.Literal(`"`+blockLabel(g, b, o)+`"`))
+		if !b.Reachable {
+			n.Attr("style", "dashed")
+			n.Attr("color", "grey")
+		}
+		if b.Index == 0 {
+			n.Attr("penwidth", "2")
+		}
+		nodes[b.Index] = n
+	}
+	exit := d.Node("exit")
+	exit.Attr("shape", "Msquare")
+	exit.Attr("label", "exit")
+	nodes[g.Exit.Index] = exit
+
+	for _, b := range g.Blocks {
+		for _, e := range b.Succs {
+			de := d.Edge(nodes[b.Index], nodes[e.To.Index])
+			switch e.Kind {
+			case cfg.EdgeTaken:
+				de.Attr("color", "darkgreen")
+				de.Attr("label", "T")
+				de.Attr("fontcolor", "darkgreen")
+			case cfg.EdgeFallThrough:
+				if b.Kind == cfg.BlockIf {
+					de.Attr("label", "F")
+				}
+			case cfg.EdgeJump:
+				de.Attr("style", "bold")
+			case cfg.EdgeIndirect:
+				de.Attr("style", "dashed")
+				de.Attr("color", "purple")
+			case cfg.EdgeExit:
+				de.Attr("style", "dotted")
+				de.Attr("color", "grey40")
+			}
+			if isBackEdge(g, e) {
+				de.Attr("color", "blue")
+				de.Attr("penwidth", "2")
+				de.Attr("constraint", "false")
+			}
+		}
+	}
+	return d
+}
+
+// Write writes the drawing of g in DOT.
+func Write(w io.Writer, g *cfg.Graph, o Options) error {
+	_, err := io.WriteString(w, Graph(g, o).String())
+	return err
+}
+
+func isBackEdge(g *cfg.Graph, e cfg.Edge) bool {
+	h := e.To
+	if h == g.Exit || h.Loop == nil {
+		return false
+	}
+	for l := h.Loop; l != nil; l = l.Parent {
+		if l.Header == h {
+			for _, t := range l.Latches {
+				if t == e.From {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func lineOf(g *cfg.Graph, b *cfg.Block) string {
+	if g.Fset == nil || !b.Pos().IsValid() {
+		return ""
+	}
+	return strconv.Itoa(g.Fset.Position(b.Pos()).Line)
+}
+
+// blockLabel returns the escaped record label of b, without the
+// enclosing quotes: "{head|instructions}".
+func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	head := b.Name()
+	if len(b.Labels) > 0 {
+		head += " " + strings.Join(b.Labels, " ")
+	}
+	if line := lineOf(g, b); line != "" {
+		head += " (line " + line + ")"
+	}
+	if !b.Reachable {
+		head += " unreachable"
+	}
+	sb.WriteString(Escape(head))
+	max, nh, nt := o.limits()
+	if max >= 0 && len(b.Instrs) > 0 {
+		sb.WriteByte('|')
+		line := func(i int) {
+			in := b.Instrs[i]
+			text := in.Text
+			if text == "" {
+				text = in.Op()
+			}
+			prefix := ""
+			if g.Fset != nil && in.Pos.IsValid() {
+				prefix = strconv.Itoa(g.Fset.Position(in.Pos).Line) + ": "
+			}
+			sb.WriteString(Escape(prefix + text))
+			sb.WriteString(`\l`)
+		}
+		n := len(b.Instrs)
+		if n <= max {
+			for i := 0; i < n; i++ {
+				line(i)
+			}
+		} else {
+			for i := 0; i < nh; i++ {
+				line(i)
+			}
+			sb.WriteString(Escape(fmt.Sprintf("… %d more", n-nh-nt)))
+			sb.WriteString(`\l`)
+			for i := n - nt; i < n; i++ {
+				line(i)
+			}
+		}
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// Escape escapes s for a field of a Graphviz record label inside a quoted
+// string: backslashes, quotes, the record metacharacters {}|<> and
+// spaces that would otherwise be trimmed; tabs become spaces and other
+// control characters are dropped.
+func Escape(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '"', '{', '}', '|', '<', '>':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case '\t', ' ':
+			sb.WriteString(`\ `)
+		default:
+			if r < 0x20 || r == 0x7f {
+				continue
+			}
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// quote returns s as a quoted DOT string.
+func quote(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}

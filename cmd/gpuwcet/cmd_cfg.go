@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+)
+
+var cfgCommand = &cli.Command{
+	Name:      "cfg",
+	Usage:     "print the control-flow graph of each kernel as text, DOT or JSON",
+	ArgsUsage: "FILE...",
+	Description: `Builds the control-flow graph of every kernel of each FILE (PTX, SASS; the
+format is detected from the content unless --input-format says otherwise),
+with dominators, post-dominators, natural loops and irreducible regions.
+Device functions are included with --all-funcs; declarations never are.
+
+--format text prints the stable text form (see package cfg's Format),
+--format dot a Graphviz drawing (one digraph per function: loops as
+clusters, back edges blue; render with dot -Tsvg), --format json the form
+documented in docs/cfg-json.md. Without --out everything goes to standard
+output; with --out DIR each function is written to DIR/<name>.<txt|dot|json>,
+with the name reduced to letters, digits, '_', '-' and '.' (prefixed with
+the input's base name when several files are given).
+
+Unresolved indirect branches, irreducible loops and functions that never
+exit are reported as warnings on standard error; the exit code stays 0.`,
+	Flags: []cli.Flag{
+		inputFormatFlag,
+		&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
+		&cli.BoolFlag{Name: "all-funcs", Usage: "include device functions (.func), not only kernels", Category: catInput},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, dot or json", Category: catOutput},
+		&cli.StringFlag{Name: "out", Usage: "write one file per function into `DIR` instead of standard output", Category: catOutput},
+		&cli.IntFlag{Name: "max-instrs", Value: 12, Usage: "dot: instructions shown per block before collapsing (negative: none)", Category: catOutput},
+		&cli.BoolFlag{Name: "instrs", Usage: "json: include every instruction", Category: catOutput},
+		&cli.BoolFlag{Name: "check", Usage: "verify the graph invariants (slow on large kernels)", Category: catDebug},
+	},
+	Action: cfgAction,
+}
+
+func cfgAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return codef(ExitBadInput, "cfg: no input file")
+	}
+	format := c.String("format")
+	ext := map[string]string{"text": "txt", "dot": "dot", "json": "json"}[format]
+	if ext == "" {
+		return codef(ExitBadInput, "cfg: unknown --format %q (want text, dot or json)", format)
+	}
+	opts := pass.Options{AllFuncs: c.Bool("all-funcs"), Check: c.Bool("check")}
+	if k := c.String("kernel"); k != "" {
+		re, err := regexp.Compile(k)
+		if err != nil {
+			return codef(ExitBadInput, "cfg: --kernel: %v", err)
+		}
+		opts.Funcs = re
+	}
+	outDir := c.String("out")
+	if outDir != "" {
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return withCode(ExitBadInput, err)
+		}
+	}
+	used := map[string]int{}
+	var stdout bytes.Buffer
+	var jsonFuncs []*cfg.JSON
+	for _, path := range c.Args().Slice() {
+		file, err := loadFile(c, path)
+		if err != nil {
+			return err
+		}
+		res, err := pass.Run([]*pass.Analyzer{cfg.Analyzer}, file, opts)
+		if err != nil {
+			return codef(ExitBadInput, "cfg: %v", err)
+		}
+		for _, d := range res.Diagnostics() {
+			fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category)
+		}
+		if err := res.Err(); err != nil {
+			return withCode(ExitBadInput, err)
+		}
+		if len(res.Funcs) == 0 {
+			what := "kernel"
+			if opts.AllFuncs {
+				what = "function"
+			}
+			return codef(ExitBadInput, "cfg: %s: no %s selected (device functions need --all-funcs)", path, what)
+		}
+		for _, fn := range res.Funcs {
+			g := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
+			var buf bytes.Buffer
+			switch format {
+			case "text":
+				err = cfg.Format(&buf, g)
+			case "dot":
+				err = cfgdot.Write(&buf, g, cfgdot.Options{MaxInstrs: c.Int("max-instrs")})
+			case "json":
+				j := cfg.NewJSON(g, c.Bool("instrs"))
+				if outDir == "" {
+					jsonFuncs = append(jsonFuncs, j)
+					continue
+				}
+				err = writeCFGJSON(&buf, []*cfg.JSON{j})
+			}
+			if err != nil {
+				return withCode(ExitBadInput, err)
+			}
+			if outDir == "" {
+				if stdout.Len() > 0 {
+					stdout.WriteByte('\n')
+				}
+				stdout.Write(buf.Bytes())
+				continue
+			}
+			name := fileName(fn.Name)
+			if c.NArg() > 1 {
+				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+				name = fileName(base) + "__" + name
+			}
+			if n := used[name]; n > 0 {
+				used[name] = n + 1
+				name = fmt.Sprintf("%s_%d", name, n+1)
+			} else {
+				used[name] = 1
+			}
+			if err := os.WriteFile(filepath.Join(outDir, name+"."+ext), buf.Bytes(), 0o644); err != nil {
+				return withCode(ExitBadInput, err)
+			}
+		}
+	}
+	if format == "json" && outDir == "" {
+		if err := writeCFGJSON(&stdout, jsonFuncs); err != nil {
+			return withCode(ExitBadInput, err)
+		}
+	}
+	_, err := c.App.Writer.Write(stdout.Bytes())
+	return err
+}
+
+// cfgJSONDoc is the top-level JSON document (docs/cfg-json.md).
+type cfgJSONDoc struct {
+	Tool    string      `json:"tool"`
+	Version string      `json:"version"`
+	Format  string      `json:"format"`
+	Funcs   []*cfg.JSON `json:"funcs"`
+}
+
+func writeCFGJSON(w io.Writer, funcs []*cfg.JSON) error {
+	if funcs == nil {
+		funcs = []*cfg.JSON{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cfgJSONDoc{Tool: "gpuwcet", Version: version, Format: "gpuwcet-cfg/1", Funcs: funcs})
+}
+
+// fileName reduces a function name to a safe file name: letters, digits,
+// '_', '-' and '.' (not leading); names over 100 bytes are cut and get a
+// hash suffix so that they stay distinct.
+func fileName(s string) string {
+	var sb strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			sb.WriteRune(r)
+		case r == '.' && i > 0:
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	out := sb.String()
+	if out == "" {
+		out = "_"
+	}
+	if len(out) > 100 {
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		out = fmt.Sprintf("%s_%08x", out[:90], h.Sum32())
+	}
+	return out
+}
