@@ -1,0 +1,493 @@
+package sass
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// build classifies in and fills its operands from the operand texts.
+func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []string, opPos token.Pos) {
+	op := in.Opcode
+	g := p.gen()
+	known := knownOpcodes[op]
+	parsed := make([]isa.Operand, len(ops))
+	for k, t := range ops {
+		parsed[k] = p.operand(t)
+	}
+	// Notes: CuAssembler/nvdisasm "BRANCH_TARGETS a,b", "TARGET= a", "INDIRECT_CALL".
+	var noteTargets []string
+	indirectCall := false
+	for _, n := range notes {
+		switch {
+		case strings.HasPrefix(n, "BRANCH_TARGETS"):
+			for _, t := range strings.FieldsFunc(n[len("BRANCH_TARGETS"):], func(r rune) bool { return r == ',' || r == ' ' }) {
+				noteTargets = append(noteTargets, t)
+			}
+		case strings.HasPrefix(n, "TARGET="):
+			noteTargets = append(noteTargets, strings.Fields(n[len("TARGET="):])...)
+		case n == "INDIRECT_CALL":
+			indirectCall = true
+		default:
+			p.warnf(opPos, "annotation (*%q*) ignored", n)
+		}
+	}
+
+	// Kind.
+	targetOp := -1 // operand that names a code address
+	switch {
+	case memOps[op].kind != 0:
+		mi := memOps[op]
+		in.Kind, in.Space = mi.kind, mi.space
+	case op == "BRA":
+		in.Kind = isa.KindBranch
+		targetOp = lastTarget(parsed)
+	case op == "BRX" || op == "BRXU" || op == "JMX" || op == "JMXU":
+		in.Kind = isa.KindIndirectBranch
+		if indirectCall {
+			in.Kind = isa.KindIndirectCall
+		}
+	case op == "JMP":
+		in.Kind = isa.KindBranch
+		targetOp = lastTarget(parsed)
+		if targetOp < 0 {
+			in.Kind = isa.KindIndirectBranch
+		}
+	case op == "CAL" || op == "CALL" || op == "JCAL":
+		in.Kind = isa.KindCall
+		targetOp = lastTarget(parsed)
+		if targetOp < 0 || indirectCall {
+			in.Kind = isa.KindIndirectCall
+		}
+	case op == "RET" || op == "RTT":
+		in.Kind = isa.KindReturn
+	case op == "EXIT" || op == "KIL" || op == "KILL":
+		in.Kind = isa.KindExit
+	case op == "BPT" && in.HasMod("TRAP"):
+		in.Kind = isa.KindExit
+	case op == "BAR":
+		in.Kind = isa.KindBarrier
+		in.Barrier = isa.BarSync
+		switch {
+		case in.HasMod("RED"):
+			in.Barrier = isa.BarRed
+		case in.HasMod("ARV"):
+			in.Barrier = isa.BarArrive
+		case in.HasMod("SYNC") || len(in.Mods) == 0:
+		default:
+			p.warnf(opPos, "%s: barrier mode not recognised, treated as BAR.SYNC", in.Op())
+		}
+	case op == "WARPSYNC":
+		in.Kind = isa.KindBarrier
+		in.Barrier = isa.BarWarpSync
+	case reconvPush[op]:
+		in.Kind = isa.KindReconverge
+		targetOp = lastTarget(parsed)
+		if targetOp < 0 {
+			p.errorf(opPos, "%s needs a target", op)
+			in.Opcode = ""
+			return
+		}
+	case reconvPop[op] != "" || reconvOther[op]:
+		in.Kind = isa.KindReconverge
+	case op == "NOP":
+		in.Kind = isa.KindNop
+	}
+	if !known {
+		in.Generic = true
+		p.warnf(opPos, "unknown opcode %s: parsed with the generic rule (first operand written, the others read)", op)
+	}
+
+	// Targets.
+	st := p.cur
+	if targetOp >= 0 {
+		o := &parsed[targetOp]
+		isTarget := in.Kind == isa.KindBranch || in.Kind == isa.KindCall
+		if o.Kind == isa.OpImm {
+			v, err := strconv.ParseUint(strings.TrimPrefix(o.Text, "0x"), 16, 63)
+			if err != nil || !strings.HasPrefix(o.Text, "0x") {
+				p.errorf(poss[targetOp], "%s: bad target address %q", op, o.Text)
+				in.Opcode = ""
+				return
+			}
+			o.Kind = isa.OpLabel
+			if v == 0 && in.Kind == isa.KindCall && in.HasMod("ABS") {
+				// CALL.ABS.NOINC 0x0: relocated at link time, external.
+				o.Kind = isa.OpImm
+			} else {
+				st.refs = append(st.refs, ref{in: in, off: int64(v), pos: poss[targetOp], target: isTarget, opIdx: targetOp, opText: o.Text})
+			}
+		} else {
+			st.refs = append(st.refs, ref{in: in, label: o.Text, pos: poss[targetOp], target: isTarget, opIdx: targetOp, opText: o.Text})
+		}
+	}
+	if len(noteTargets) > 0 {
+		switch {
+		case in.Kind == isa.KindIndirectBranch || reconvPop[op] != "":
+			for _, t := range noteTargets {
+				st.refs = append(st.refs, ref{in: in, label: t, pos: opPos, target: true, opIdx: -1})
+			}
+		default:
+			p.warnf(opPos, "%s: branch-target annotation ignored", in.Op())
+		}
+	}
+	// A negated-true guard never executes: keep it, but say so.
+	if in.Guard.Reg == "PT" && in.Guard.Neg && in.Kind.IsTerminator() {
+		p.warnf(in.Pos, "%s is guarded by @!PT and never executes", in.Op())
+	}
+
+	// Destinations and sources.
+	nd := 1
+	switch {
+	case len(parsed) == 0:
+		nd = 0
+	case noDst[op]:
+		nd = 0
+	case twoDst[op]:
+		nd = 2
+	case carryOut[op]:
+		nd = 1
+		for nd < len(parsed) {
+			o := parsed[nd]
+			if isPredOperand(o, ops[nd]) && !o.Neg {
+				nd++
+				continue
+			}
+			if nd == 1 && isPredOperand(parsed[0], ops[0]) && o.Kind == isa.OpReg && !isPredOperand(o, ops[nd]) {
+				nd++ // SHFL PT, R3, …; ATOM P0, RZ, …; LOP3 P1, RZ, …
+				continue
+			}
+			break
+		}
+	}
+	if in.Kind == isa.KindReconverge && op == "BSSY" {
+		nd = 1
+	}
+	if nd > len(parsed) {
+		nd = len(parsed)
+	}
+	p.widen(in, parsed, nd)
+	if g != genVolta && g != genUnknown {
+		// Kepler–Pascal condition code: R2.CC writes CC, .X reads it.
+		for k := 0; k < nd; k++ {
+			if strings.HasSuffix(ops[k], ".CC") {
+				parsed[k].Regs = append(parsed[k].Regs, "CC")
+			}
+		}
+	}
+	for k := range parsed {
+		if targetOp == k && parsed[k].Kind == isa.OpLabel {
+			parsed[k].Regs = nil
+		}
+	}
+	in.Dsts = parsed[:nd:nd]
+	in.Srcs = parsed[nd:]
+	if g != genVolta && g != genUnknown && in.HasMod("X") {
+		in.Srcs = append(in.Srcs, isa.Operand{Kind: isa.OpSpecial, Text: "CC", Regs: []string{"CC"}})
+	}
+	// A store's memory operand is a source; so is every memory operand.
+	for k := 0; k < len(in.Dsts); k++ {
+		if in.Dsts[k].Kind == isa.OpMem || in.Dsts[k].Kind == isa.OpImm || in.Dsts[k].Kind == isa.OpLabel {
+			// Not a destination after all (e.g. a generic opcode's first operand).
+			in.Srcs = append([]isa.Operand{in.Dsts[k]}, in.Srcs...)
+			in.Dsts = append(in.Dsts[:k:k], in.Dsts[k+1:]...)
+			k--
+		}
+	}
+}
+
+func isPredOperand(o isa.Operand, text string) bool {
+	if o.Kind != isa.OpReg {
+		return false
+	}
+	t := strings.TrimPrefix(text, "!")
+	return isPredName(t) || t == "pt"
+}
+
+// lastTarget returns the index of the last operand that can name a code
+// address (a label or a hex immediate), or -1.
+func lastTarget(ops []isa.Operand) int {
+	for k := len(ops) - 1; k >= 0; k-- {
+		switch ops[k].Kind {
+		case isa.OpLabel:
+			return k
+		case isa.OpImm:
+			if strings.HasPrefix(ops[k].Text, "0x") {
+				return k
+			}
+		case isa.OpSym:
+			// maxas and hand-written labels: TARGET1.
+			if isLabel(ops[k].Text) {
+				ops[k].Kind = isa.OpLabel
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// operand classifies one operand text.
+func (p *parser) operand(t string) isa.Operand {
+	o := isa.Operand{Text: t}
+	core := t
+	for len(core) > 0 && (core[0] == '-' || core[0] == '!' || core[0] == '~' || core[0] == '|' || core[0] == '+') {
+		if core[0] == '!' {
+			o.Neg = true
+		}
+		if core[0] == '+' || core[0] == '-' {
+			if len(core) > 1 && (core[1] >= '0' && core[1] <= '9' || core[1] == '.' || core[1] == 'I' || core[1] == 'Q' || core[1] == 'N') {
+				break // a signed number, +INF, -QNAN
+			}
+		}
+		core = core[1:]
+	}
+	core = strings.TrimSuffix(core, "|")
+	switch {
+	case strings.HasPrefix(core, "`(") && strings.HasSuffix(core, ")"):
+		o.Kind = isa.OpLabel
+		o.Text = core[2 : len(core)-1]
+		return o
+	case strings.HasPrefix(core, "c[") || strings.HasPrefix(core, "cx[") || strings.HasPrefix(core, "desc[") || strings.HasPrefix(core, "["):
+		o.Kind = isa.OpMem
+		o.Regs = memRegs(core)
+		return o
+	case isNumber(core):
+		o.Kind = isa.OpImm
+		return o
+	case strings.HasPrefix(core, "SR_") || core == "SRZ":
+		o.Kind = isa.OpSpecial
+		if core != "SRZ" {
+			o.Regs = []string{core}
+		}
+		return o
+	case strings.HasPrefix(core, "CC.") || core == "CC":
+		o.Kind = isa.OpSpecial
+		o.Regs = []string{"CC"}
+		return o
+	}
+	name := core
+	if d := strings.IndexByte(name, '.'); d >= 0 {
+		name = name[:d]
+	}
+	if name == "pt" {
+		name = "PT"
+	}
+	if isRegName(name) {
+		o.Kind = isa.OpReg
+		if !isZeroReg(name) {
+			o.Regs = []string{name}
+		}
+		return o
+	}
+	if strings.HasPrefix(name, "SB") && len(name) == 3 && name[2] >= '0' && name[2] <= '5' {
+		o.Kind = isa.OpSpecial // scoreboard of DEPBAR
+		return o
+	}
+	o.Kind = isa.OpSym
+	return o
+}
+
+func isZeroReg(s string) bool { return s == "RZ" || s == "URZ" || s == "PT" || s == "UPT" }
+
+// isRegName reports whether s names a register: R0–R255, RZ, UR0–UR63,
+// URZ, P0–P6, PT, UP0–UP6, UPT, B0–B15 (convergence barriers), PR.
+func isRegName(s string) bool {
+	switch s {
+	case "RZ", "URZ", "PT", "UPT", "PR", "UPR":
+		return true
+	}
+	digits := func(d string, max int) bool {
+		if d == "" || len(d) > 3 || len(d) > 1 && d[0] == '0' {
+			return false
+		}
+		n := 0
+		for k := 0; k < len(d); k++ {
+			if d[k] < '0' || d[k] > '9' {
+				return false
+			}
+			n = n*10 + int(d[k]-'0')
+		}
+		return n <= max
+	}
+	switch {
+	case strings.HasPrefix(s, "UR"):
+		return digits(s[2:], 63)
+	case strings.HasPrefix(s, "UP"):
+		return digits(s[2:], 6)
+	case strings.HasPrefix(s, "R"):
+		return digits(s[1:], 255)
+	case strings.HasPrefix(s, "P"):
+		return digits(s[1:], 6)
+	case strings.HasPrefix(s, "B"):
+		return digits(s[1:], 15)
+	}
+	return false
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s {
+	case "+INF", "-INF", "INF", "+QNAN", "-QNAN", "QNAN", "NAN", "+NAN", "-NAN":
+		return true
+	}
+	if strings.Contains(s, "@lo(") || strings.Contains(s, "@hi(") {
+		return true // relocation: 32@lo(sym)
+	}
+	k := 0
+	if s[0] == '-' || s[0] == '+' {
+		k = 1
+	}
+	if k >= len(s) || !(s[k] >= '0' && s[k] <= '9' || s[k] == '.') {
+		return false
+	}
+	if strings.HasPrefix(s[k:], "0x") {
+		for _, c := range []byte(s[k+2:]) {
+			if !isHex(c) {
+				return false
+			}
+		}
+		return len(s) > k+2
+	}
+	if _, err := strconv.ParseFloat(s[k:], 64); err == nil {
+		return true
+	}
+	return false
+}
+
+// memRegs returns the registers inside a memory or constant-bank operand:
+// [R2+0x4] → R2; [R2.64] → R2 R3; desc[UR4][R2.64] → UR4 UR5 R2 R3.
+func memRegs(t string) []string {
+	var regs []string
+	desc := strings.HasPrefix(t, "desc[")
+	for k := 0; k < len(t); {
+		c := t[k]
+		if c == 'R' || c == 'U' {
+			e := k
+			for e < len(t) && (t[e] >= 'A' && t[e] <= 'Z' || t[e] >= '0' && t[e] <= '9') {
+				e++
+			}
+			name := t[k:e]
+			if isRegName(name) && !isZeroReg(name) && (k == 0 || !isIdent(t[k-1])) {
+				wide := strings.HasPrefix(t[e:], ".64") || desc && strings.HasPrefix(name, "UR") && strings.HasPrefix(t, "desc["+name+"]")
+				regs = appendUniq(regs, name)
+				if wide {
+					regs = appendUniq(regs, nextReg(name, 1))
+				}
+			}
+			k = e
+			continue
+		}
+		k++
+	}
+	return regs
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+}
+
+func appendUniq(s []string, r string) []string {
+	for _, x := range s {
+		if x == r {
+			return s
+		}
+	}
+	return append(s, r)
+}
+
+// nextReg returns the register n after r: R2+1 = R3, UR4+1 = UR5.
+func nextReg(r string, n int) string {
+	k := 0
+	for k < len(r) && (r[k] < '0' || r[k] > '9') {
+		k++
+	}
+	v, _ := strconv.Atoi(r[k:])
+	return r[:k] + strconv.Itoa(v+n)
+}
+
+// widen expands register operands to the pairs and quads implied by the
+// opcode: .64/.128 on memory operations (data registers), .E addresses
+// before Volta, IMAD.WIDE, double-precision opcodes, 64-bit conversions,
+// IADD.64, CS2R.
+func (p *parser) widen(in *isa.Instr, ops []isa.Operand, nd int) {
+	op := in.Opcode
+	expand := func(o *isa.Operand, n int) {
+		if o.Kind != isa.OpReg || n <= 1 || len(o.Regs) != 1 {
+			return
+		}
+		r := o.Regs[0]
+		if !(strings.HasPrefix(r, "R") || strings.HasPrefix(r, "UR")) {
+			return
+		}
+		for k := 1; k < n; k++ {
+			o.Regs = append(o.Regs, nextReg(r, k))
+		}
+	}
+	width := 1
+	for _, m := range in.Mods {
+		switch m {
+		case "64":
+			width = 2
+		case "128":
+			width = 4
+		}
+	}
+	switch {
+	case in.Kind == isa.KindLoad || in.Kind == isa.KindStore || in.Kind == isa.KindAtomic:
+		if in.Space == isa.SpaceTexture || in.Space == isa.SpaceSurface {
+			break
+		}
+		for k := range ops {
+			if ops[k].Kind == isa.OpReg && !isPredOperand(ops[k], ops[k].Text) {
+				expand(&ops[k], width)
+			}
+			if ops[k].Kind == isa.OpMem && in.HasMod("E") && p.gen() != genVolta && p.gen() != genUnknown &&
+				!strings.Contains(ops[k].Text, ".64") && len(ops[k].Regs) == 1 && strings.HasPrefix(ops[k].Regs[0], "R") {
+				ops[k].Regs = append(ops[k].Regs, nextReg(ops[k].Regs[0], 1))
+			}
+		}
+	case op == "IMAD" && in.HasMod("WIDE"), op == "UIMAD" && in.HasMod("WIDE"):
+		if nd > 0 {
+			expand(&ops[0], 2)
+		}
+		if len(ops) > nd+2 {
+			expand(&ops[nd+2], 2)
+		}
+	case op == "DADD" || op == "DMUL" || op == "DFMA" || op == "DMNMX" || op == "DSETP" || op == "DSET" || op == "DMMA":
+		for k := range ops {
+			expand(&ops[k], 2)
+		}
+	case op == "F2F" || op == "F2I" || op == "I2F" || op == "I2I" || op == "F2IP" || op == "I2FP":
+		var ws []int
+		for _, m := range in.Mods {
+			switch m {
+			case "F64", "S64", "U64":
+				ws = append(ws, 2)
+			case "F32", "S32", "U32", "F16", "S16", "U16", "S8", "U8", "BF16", "E4M3", "E5M2", "TF32":
+				ws = append(ws, 1)
+			}
+		}
+		if len(ws) >= 1 && nd > 0 {
+			expand(&ops[0], ws[0])
+		}
+		if len(ws) >= 2 {
+			for k := nd; k < len(ops); k++ {
+				expand(&ops[k], ws[1])
+			}
+		}
+	case (op == "IADD" || op == "UIADD3" || op == "IMNMX" || op == "MOV" || op == "UMOV") && width == 2:
+		for k := range ops {
+			if !isPredOperand(ops[k], ops[k].Text) {
+				expand(&ops[k], 2)
+			}
+		}
+	case op == "CS2R" && !in.HasMod("32"):
+		if nd > 0 {
+			expand(&ops[0], 2)
+		}
+	}
+}

@@ -1,0 +1,496 @@
+package sass
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// instrLine parses one instruction line: optional control prefix
+// (CuAssembler "[B------:R-:W-:Y:S01]", maxas "--:-:1:-:1"), optional
+// address "/*0010*/", optional Fermi encoding "/*0x…*/", optional "{",
+// guards, opcode, operands, optional annotations, ";" or "}", optional
+// trailing encoding "/* 0x… */".
+func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
+	i, j := 0, len(s)
+	at := func(k int) token.Pos { return p.pos(start + k) }
+	skip := func() {
+		for i < j && isSpace(s[i]) {
+			i++
+		}
+	}
+	var ctrl *isa.Ctrl
+	// Control prefixes.
+	if s[0] == '[' {
+		k := strings.IndexByte(s, ']')
+		if k < 0 {
+			p.errorf(pos, "unterminated control prefix")
+			return
+		}
+		c, err := parseCuasmCtrl(s[1:k])
+		if err != nil {
+			p.errorf(pos, "%v", err)
+			return
+		}
+		ctrl = c
+		i = k + 1
+		skip()
+	} else if k := strings.IndexAny(s, " \t"); k > 0 && isMaxasCtrl(s[:k]) {
+		c, err := parseMaxasCtrl(s[:k])
+		if err != nil {
+			p.errorf(pos, "%v", err)
+			return
+		}
+		ctrl = c
+		i = k
+		skip()
+		if p.cur == nil && p.maxasName != "" {
+			p.implicitFunc(pos)
+		}
+		if p.cur != nil {
+			p.cur.noOffset = true
+		}
+	}
+	// Address and Fermi encoding comments.
+	off := int64(-1)
+	var lo uint64
+	hasLo := false
+	for i+1 < j && s[i] == '/' && s[i+1] == '*' {
+		k := strings.Index(s[i:j], "*/")
+		if k < 0 {
+			p.errorf(at(i), "unterminated comment")
+			return
+		}
+		inner := strings.TrimSpace(s[i+2 : i+k])
+		if h, ok := strings.CutPrefix(inner, "0x"); ok {
+			v, err := strconv.ParseUint(h, 16, 64)
+			if err != nil {
+				p.errorf(at(i), "bad encoding %q", inner)
+				return
+			}
+			lo, hasLo = v, true
+		} else {
+			v, err := strconv.ParseUint(inner, 16, 63)
+			if err != nil || off >= 0 {
+				p.errorf(at(i), "bad address %q", inner)
+				return
+			}
+			off = int64(v)
+		}
+		i += k + 2
+		skip()
+	}
+	pairOpen := false
+	if i < j && s[i] == '{' {
+		pairOpen = true
+		i++
+		skip()
+	}
+	// Trailing encoding.
+	if strings.HasSuffix(s[i:j], "*/") {
+		k := strings.LastIndex(s[i:j], "/*")
+		if k < 0 {
+			p.errorf(at(j-2), "unmatched */")
+			return
+		}
+		inner := strings.TrimSpace(s[i+k+2 : j-2])
+		h, ok := strings.CutPrefix(inner, "0x")
+		v, err := strconv.ParseUint(h, 16, 64)
+		if !ok || err != nil || hasLo {
+			p.errorf(at(i+k), "bad encoding comment %q", inner)
+			return
+		}
+		lo, hasLo = v, true
+		j = i + k
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+	}
+	// Terminator.
+	pairClose := false
+	if j > i && s[j-1] == '}' {
+		pairClose = true
+		j--
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+	}
+	if j > i && s[j-1] == ';' {
+		j--
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+	} else if !pairClose {
+		p.errorf(at(j), "expected ';' at end of instruction")
+		return
+	}
+	if pairOpen && pairClose {
+		p.errorf(pos, "dual-issue pair opened and closed on one line")
+		return
+	}
+	if pairOpen && p.inPair || pairClose && !p.inPair {
+		p.errorf(pos, "unbalanced dual-issue braces")
+		p.inPair = false
+		return
+	}
+	p.inPair = pairOpen
+	// Notes "(*"…"*)".
+	var notes []string
+	for {
+		k := strings.Index(s[i:j], "(*")
+		if k < 0 {
+			break
+		}
+		e := strings.Index(s[i+k:j], "*)")
+		if e < 0 {
+			p.errorf(at(i+k), "unterminated (* annotation")
+			return
+		}
+		notes = append(notes, strings.Trim(strings.TrimSpace(s[i+k+2:i+k+e]), `"`))
+		// Only trailing notes are expected; cut from the first one.
+		rest := strings.TrimSpace(s[i+k+e+2 : j])
+		if rest != "" {
+			if !strings.HasPrefix(rest, "(*") {
+				p.errorf(at(i+k+e+2), "unexpected %q after annotation", rest)
+				return
+			}
+		}
+		s2 := s[:i+k] + strings.Repeat(" ", e+2) + s[i+k+e+2:]
+		s = s2
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+	}
+	// CUDA 12.8 scheduling annotations: " &wr=0x0", " ?trans1".
+	var anns []string
+	annPos := token.NoPos
+	if k := annStart(s[i:j]); k >= 0 {
+		annPos = at(i + k)
+		anns = strings.Fields(s[i+k : j])
+		j = i + k
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+	}
+	if i >= j {
+		p.errorf(at(i), "expected instruction")
+		return
+	}
+	// Guards.
+	var g isa.Guard
+	hasGuard := false
+	ipos := at(i)
+	for i < j && s[i] == '@' {
+		k := i
+		for k < j && !isSpace(s[k]) {
+			k++
+		}
+		gg, ok := parseGuard(s[i+1 : k])
+		if !ok {
+			p.errorf(at(i), "bad guard %q", s[i:k])
+			return
+		}
+		if hasGuard && gg != g {
+			p.errorf(at(i), "second guard %s differs from %s", s[i:k], g)
+			return
+		}
+		g, hasGuard = gg, true
+		i = k
+		skip()
+	}
+	if g.Reg == "PT" && !g.Neg {
+		g = isa.Guard{}
+	}
+	// Opcode.
+	k := i
+	for k < j && !isSpace(s[k]) {
+		k++
+	}
+	opText := s[i:k]
+	if !validOpcode(opText) {
+		p.errorf(at(i), "expected opcode, found %q", opText)
+		return
+	}
+	opPos := at(i)
+	i = k
+	skip()
+	if p.cur == nil {
+		p.implicitFunc(pos)
+	}
+	st := p.cur
+	fn := st.fn
+	in := &isa.Instr{Pos: ipos, Index: len(fn.Instrs), Guard: g, Offset: off, Ctrl: ctrl}
+	if dot := strings.IndexByte(opText, '.'); dot >= 0 {
+		in.Opcode = opText[:dot]
+		in.Mods = strings.Split(opText[dot+1:], ".")
+		for _, m := range in.Mods {
+			if m == "" {
+				p.errorf(opPos, "empty modifier in %q", opText)
+				return
+			}
+		}
+	} else {
+		in.Opcode = opText
+	}
+	// Operands.
+	ops, opPoss, ok := p.splitOperands(s, i, j, start)
+	if !ok {
+		return
+	}
+	// Offsets.
+	if off >= 0 {
+		if st.haveOff && off <= st.lastOff {
+			p.errorf(pos, "address 0x%x does not increase (previous 0x%x)", off, st.lastOff)
+			return
+		}
+		if _, dup := st.byOff[off]; dup {
+			p.errorf(pos, "address 0x%x repeated", off)
+			return
+		}
+		st.byOff[off] = in.Index
+		st.lastOff, st.haveOff = off, true
+	} else if st.haveOff {
+		p.errorf(pos, "instruction without an address after addressed ones")
+		return
+	}
+	// Control words (Kepler, Maxwell/Pascal).
+	if p.ctrlValid {
+		if p.ctrlLeft == 0 {
+			p.errorf(pos, "no control word before %s at %s: a %s listing has one before every %d instructions", in.Op(), offStr(in), p.out.Target, p.ctrlN)
+			p.ctrlValid = false
+		} else {
+			slot := p.ctrlN - p.ctrlLeft
+			p.ctrlLeft--
+			if off >= 0 {
+				group := int64(8 * (p.ctrlN + 1))
+				if p.ctrlBase < 0 {
+					p.ctrlBase = off - 8*int64(slot+1)
+					if p.ctrlBase%group != 0 {
+						p.errorf(pos, "instruction at 0x%x: control-word groups must start at multiples of 0x%x (this group starts at 0x%x)", off, group, p.ctrlBase)
+					}
+				} else if want := p.ctrlBase + 8*int64(slot+1); off != want {
+					p.errorf(pos, "instruction at 0x%x: expected 0x%x, slot %d of the control word at %s", off, want, slot, p.fset.Position(p.ctrlPos))
+				}
+			}
+			if p.gen() == genMaxwell || p.gen() == genUnknown {
+				c, err := MaxwellCtrl(p.ctrlWord, slot)
+				if err != nil {
+					p.errorf(p.ctrlPos, "control word 0x%016x slot %d: %v", p.ctrlWord, slot, err)
+				} else if in.Ctrl == nil {
+					in.Ctrl = c
+				}
+			}
+		}
+	}
+	// Annotations.
+	if len(anns) > 0 {
+		c, ok, err := annotCtrl(anns)
+		if err != nil {
+			p.errorf(annPos, "%v", err)
+			return
+		}
+		if ok && in.Ctrl == nil {
+			in.Ctrl = c
+		}
+	}
+	p.build(in, ops, opPoss, notes, opPos)
+	if in.Opcode == "" {
+		return
+	}
+	in.Text = instrText(in, opText, ops)
+	for k, l := range st.pending {
+		p.defLabel(st.pendPos[k], l, in.Index)
+	}
+	st.pending, st.pendPos = st.pending[:0], st.pendPos[:0]
+	fn.Instrs = append(fn.Instrs, in)
+
+	p.last = in
+	p.lastAnn, p.lastAnnPos = anns, annPos
+	p.lastNeedLo = pairClose && !hasLo
+	p.lastNeedHi = hasLo && p.gen() == genVolta
+	if hasLo {
+		p.lastLo = lo
+	}
+}
+
+// annStart returns the index of the first CUDA 12.8 annotation (" &x" or
+// " ?x" at bracket depth 0), or -1.
+func annStart(s string) int {
+	depth := 0
+	for k := 0; k < len(s); k++ {
+		switch c := s[k]; c {
+		case '[', '{', '(':
+			depth++
+		case ']', '}', ')':
+			depth--
+		case '&', '?':
+			if depth == 0 && k > 0 && isSpace(s[k-1]) && k+1 < len(s) && (s[k+1] >= 'a' && s[k+1] <= 'z' || s[k+1] >= 'A' && s[k+1] <= 'Z') {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+func parseGuard(s string) (isa.Guard, bool) {
+	g := isa.Guard{}
+	if strings.HasPrefix(s, "!") {
+		g.Neg = true
+		s = s[1:]
+	}
+	if s == "pt" {
+		s = "PT"
+	}
+	if !isPredName(s) {
+		return g, false
+	}
+	g.Reg = s
+	if s == "UPT" && !g.Neg {
+		return isa.Guard{}, true
+	}
+	return g, true
+}
+
+func isPredName(s string) bool {
+	switch {
+	case s == "PT" || s == "UPT":
+		return true
+	case len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '6':
+		return true
+	case len(s) == 3 && s[0] == 'U' && s[1] == 'P' && s[2] >= '0' && s[2] <= '6':
+		return true
+	}
+	return false
+}
+
+func validOpcode(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '.' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitOperands splits s[i:j] at commas of bracket depth 0; an operand
+// made of several blank-separated words ("R2 -0x110", "R20 0x0") becomes
+// several operands. Constant-bank spacing "c [0x1] [0x100]" is normalised.
+func (p *parser) splitOperands(s string, i, j, base int) (ops []string, poss []token.Pos, ok bool) {
+	if i >= j {
+		return nil, nil, true
+	}
+	depth := 0
+	tick := false
+	from := i
+	flush := func(to int) bool {
+		t := strings.TrimSpace(s[from:to])
+		if t == "" {
+			p.errorf(p.pos(base+from), "empty operand")
+			return false
+		}
+		lead := from
+		for lead < to && isSpace(s[lead]) {
+			lead++
+		}
+		t = normBank(t)
+		if strings.ContainsAny(t, " \t") && !strings.ContainsAny(t, "[`(") {
+			for _, w := range strings.Fields(t) {
+				ops = append(ops, w)
+				poss = append(poss, p.pos(base+lead))
+			}
+			return true
+		}
+		ops = append(ops, t)
+		poss = append(poss, p.pos(base+lead))
+		return true
+	}
+	for k := i; k < j; k++ {
+		switch c := s[k]; c {
+		case '`':
+			tick = !tick
+		case '[', '{', '(':
+			depth++
+		case ']', '}', ')':
+			depth--
+			if depth < 0 {
+				p.errorf(p.pos(base+k), "unbalanced %q", c)
+				return nil, nil, false
+			}
+		case ',':
+			if depth == 0 && !tick {
+				if !flush(k) {
+					return nil, nil, false
+				}
+				from = k + 1
+			}
+		}
+	}
+	if depth != 0 {
+		p.errorf(p.pos(base+j), "unbalanced brackets in operands")
+		return nil, nil, false
+	}
+	if !flush(j) {
+		return nil, nil, false
+	}
+	return ops, poss, true
+}
+
+// normBank removes blanks inside constant-bank and memory operands:
+// "c [0x1] [0x100]" → "c[0x1][0x100]", "c[0x0] [0x14].H1" → "c[0x0][0x14].H1".
+func normBank(t string) string {
+	if !strings.ContainsAny(t, " \t") || !strings.Contains(t, "[") {
+		return t
+	}
+	var b strings.Builder
+	for k := 0; k < len(t); k++ {
+		c := t[k]
+		if isSpace(c) {
+			// Drop blanks next to brackets.
+			prev := byte(0)
+			if b.Len() > 0 {
+				prev = b.String()[b.Len()-1]
+			}
+			n := k
+			for n < len(t) && isSpace(t[n]) {
+				n++
+			}
+			next := byte(0)
+			if n < len(t) {
+				next = t[n]
+			}
+			if next == '[' || prev == '[' || next == ']' || prev == ']' || next == '+' || prev == '+' {
+				k = n - 1
+				continue
+			}
+			b.WriteByte(' ')
+			k = n - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func instrText(in *isa.Instr, opText string, ops []string) string {
+	var b strings.Builder
+	if in.Guard.Reg != "" {
+		b.WriteString(in.Guard.String())
+		b.WriteByte(' ')
+	}
+	b.WriteString(opText)
+	for k, o := range ops {
+		if k == 0 {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(o)
+	}
+	return b.String()
+}
