@@ -172,11 +172,11 @@ func stripPos(d *Desc) *Desc {
 	c.File, c.Lines = "", nil
 	c.Units = append([]Unit(nil), d.Units...)
 	for i := range c.Units {
-		c.Units[i].Line = 0
+		c.Units[i].Line, c.Units[i].Lines = 0, nil
 	}
 	c.Map = append([]Rule(nil), d.Map...)
 	for i := range c.Map {
-		c.Map[i].Line = 0
+		c.Map[i].Line, c.Map[i].Lines = 0, nil
 	}
 	return &c
 }

@@ -203,12 +203,12 @@ func setLines(d *Desc, secs []section) {
 	}
 	if len(units) == len(d.Units) {
 		for i := range units {
-			d.Units[i].Line = units[i].line
+			d.Units[i].Line, d.Units[i].Lines = units[i].line, units[i].keys
 		}
 	}
 	if len(rules) == len(d.Map) {
 		for i := range rules {
-			d.Map[i].Line = rules[i].line
+			d.Map[i].Line, d.Map[i].Lines = rules[i].line, rules[i].keys
 		}
 	}
 }

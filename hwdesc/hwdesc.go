@@ -78,7 +78,8 @@ type Unit struct {
 	GPGPUSimLatency Cycles `toml:"gpgpusim_latency,omitempty"`
 	Doc             string `toml:"doc,omitempty"`
 
-	Line int `toml:"-"` // line of the unit's [[unit]] header, for messages; 0 if unknown
+	Line  int            `toml:"-"` // line of the unit's [[unit]] header, for messages; 0 if unknown
+	Lines map[string]int `toml:"-"` // line of each key of the unit; nil if unknown
 }
 
 // Rule routes opcodes matching a glob to a unit. Rules are tried in order;
@@ -90,6 +91,16 @@ type Rule struct {
 	Reject string `toml:"reject,omitempty"` // reason; exclusive with Unit
 	Doc    string `toml:"doc,omitempty"`
 	Line   int    `toml:"-"` // line of the rule in its file, for messages; 0 if unknown
+
+	Lines map[string]int `toml:"-"` // line of each key of the rule; nil if unknown
+}
+
+// at returns the line of key in a unit or rule, or else the header line.
+func at(lines map[string]int, key string, header int) int {
+	if l, ok := lines[key]; ok {
+		return l
+	}
+	return header
 }
 
 // GroupOf returns the hardware group of unit u (its own name when Group is

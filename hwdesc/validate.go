@@ -82,33 +82,33 @@ func (d *Desc) Validate() error {
 			errs.add(f, u.Line, "unit %d: name is missing", i+1)
 			who = "unit " + itoa(i+1)
 		case !identRE.MatchString(u.Name):
-			errs.add(f, u.Line, "%s: name is not valid (letters, digits, '_', '.', '-'; starting with a letter or '_')", who)
+			errs.add(f, at(u.Lines, "name", u.Line), "%s: name is not valid (letters, digits, '_', '.', '-'; starting with a letter or '_')", who)
 		}
 		if u.Name != "" {
 			if j, dup := seen[u.Name]; dup {
-				errs.add(f, u.Line, "%s: duplicate unit name (first defined at line %d)", who, d.Units[j].Line)
+				errs.add(f, at(u.Lines, "name", u.Line), "%s: duplicate unit name (first defined at line %d)", who, d.Units[j].Line)
 			} else {
 				seen[u.Name] = i
 			}
 		}
 		if u.Init < 1 {
-			errs.add(f, u.Line, "%s: init must be ≥ 1 cycle, got %d", who, u.Init)
+			errs.add(f, at(u.Lines, "init", u.Line), "%s: init must be ≥ 1 cycle, got %d", who, u.Init)
 		}
 		if u.Lat < 0 {
-			errs.add(f, u.Line, "%s: lat must be ≥ 0 cycles, got %d", who, u.Lat)
+			errs.add(f, at(u.Lines, "lat", u.Line), "%s: lat must be ≥ 0 cycles, got %d", who, u.Lat)
 		}
 		if u.Init > MaxCycles || u.Lat > MaxCycles {
 			errs.add(f, u.Line, "%s: init and lat must be ≤ %d cycles", who, MaxCycles)
 		}
 		if u.GPGPUSimLatency != 0 && u.GPGPUSimLatency != u.Init+u.Lat {
-			errs.add(f, u.Line, "%s: gpgpusim_latency %d ≠ init + lat = %d + %d (lat counts after the initiation; GPGPU-Sim's latency includes it)",
+			errs.add(f, at(u.Lines, "gpgpusim_latency", u.Line), "%s: gpgpusim_latency %d ≠ init + lat = %d + %d (lat counts after the initiation; GPGPU-Sim's latency includes it)",
 				who, u.GPGPUSimLatency, u.Init, u.Lat)
 		}
 		if u.Count < 0 {
-			errs.add(f, u.Line, "%s: count must be ≥ 0 (0 means 1), got %d", who, u.Count)
+			errs.add(f, at(u.Lines, "count", u.Line), "%s: count must be ≥ 0 (0 means 1), got %d", who, u.Count)
 		}
 		if u.Group != "" && !identRE.MatchString(u.Group) {
-			errs.add(f, u.Line, "%s: group %q is not a valid name", who, u.Group)
+			errs.add(f, at(u.Lines, "group", u.Line), "%s: group %q is not a valid name", who, u.Group)
 		}
 		g := d.GroupOf(i)
 		c := max(u.Count, 1)
@@ -134,9 +134,9 @@ func (d *Desc) Validate() error {
 			who = "rule " + itoa(i+1)
 		}
 		if why := ValidGlob(r.Match); why != "" {
-			errs.add(f, r.Line, "%s: bad match glob: %s", who, why)
+			errs.add(f, at(r.Lines, "match", r.Line), "%s: bad match glob: %s", who, why)
 		} else if j, dup := patterns[r.Match]; dup {
-			errs.add(f, r.Line, "%s: unreachable, the rule at line %d has the same pattern", who, d.Map[j].Line)
+			errs.add(f, at(r.Lines, "match", r.Line), "%s: unreachable, the rule at line %d has the same pattern", who, d.Map[j].Line)
 		} else {
 			patterns[r.Match] = i
 		}
@@ -147,7 +147,7 @@ func (d *Desc) Validate() error {
 			errs.add(f, r.Line, "%s: has both unit and reject", who)
 		case r.Unit != "":
 			if _, ok := seen[r.Unit]; !ok {
-				errs.add(f, r.Line, "%s: unit %q is not defined", who, r.Unit)
+				errs.add(f, at(r.Lines, "unit", r.Line), "%s: unit %q is not defined", who, r.Unit)
 			}
 		}
 	}
