@@ -1,0 +1,114 @@
+package bound
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"io"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+// WriteText writes the result in the stable text form of `gpuwcet bound`.
+// With phases, every warp class also lists its phases.
+func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s: %d warps, %d sections\n", r.Func, r.HW.Name, r.NumWarps, len(r.Sections))
+	for _, s := range r.Sections {
+		fmt.Fprintf(&b, "  section %d: bound %d, ECRTS 2025 GUB %d", s.Index, s.Bound, s.GUB)
+		if s.Barrier != nil {
+			fmt.Fprintf(&b, ", ends at %q", s.Barrier.Text)
+			if fset != nil && s.Barrier.Pos.IsValid() {
+				fmt.Fprintf(&b, " (%s)", fset.Position(s.Barrier.Pos))
+			}
+		}
+		b.WriteByte('\n')
+		for _, c := range s.Classes {
+			fmt.Fprintf(&b, "    warps %s (x%d): duration %d, exec %d, interference %d, WUB %d, ECRTS 2025 WUB %d\n",
+				phases.WarpList(c.Warps), len(c.Warps), c.Duration, c.Exec, c.Interference, c.WUB, c.PaperWUB)
+			if withPhases {
+				for _, ph := range c.Phases {
+					fmt.Fprintf(&b, "      %-4s [%d,%d) %d\n", ph.Kind, ph.Start, ph.End(), ph.Dur)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "bound: %d cycles", r.Bound)
+	if ns, ok := Nanoseconds(r.Bound, r.HW); ok {
+		fmt.Fprintf(&b, " (%d ns at %g MHz)", ns, r.HW.ClockMHz)
+	}
+	fmt.Fprintf(&b, "; ECRTS 2025 GUB: %d cycles\n", r.GUB)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JSON is the JSON document of `gpuwcet bound --format json`
+// (format "gpuwcet-bound/1").
+type JSON struct {
+	Tool           string        `json:"tool"`
+	Version        string        `json:"version"`
+	Format         string        `json:"format"`
+	Func           string        `json:"func"`
+	HW             string        `json:"hw"`
+	ClockMHz       float64       `json:"clock_mhz"`
+	Warps          int           `json:"warps"`
+	BoundCycles    int64         `json:"bound_cycles"`
+	BoundNS        *int64        `json:"bound_ns,omitempty"`
+	GUBPaperCycles int64         `json:"gub_paper_cycles"`
+	Deadline       *int64        `json:"deadline_cycles,omitempty"`
+	Sections       []JSONSection `json:"sections"`
+}
+
+// JSONSection is one section of JSON.
+type JSONSection struct {
+	Index    int        `json:"index"`
+	Barrier  string     `json:"barrier,omitempty"` // position of the barrier ending the section
+	Bound    int64      `json:"bound"`
+	GUBPaper int64      `json:"gub_paper"`
+	Warps    []JSONWarp `json:"warps"`
+}
+
+// JSONWarp is one class of identical warps in a section.
+type JSONWarp struct {
+	Warps        []int          `json:"warps"`
+	Count        int            `json:"count"`
+	Duration     int64          `json:"duration"`
+	Exec         int64          `json:"exec"`
+	Interference int64          `json:"interference"`
+	WUB          int64          `json:"wub"`
+	WUBPaper     int64          `json:"wub_paper"`
+	Phases       []phases.Phase `json:"phases"`
+}
+
+// NewJSON builds the JSON document of a result.
+func NewJSON(r *Result, fset *token.FileSet, tool, version string) *JSON {
+	j := &JSON{Tool: tool, Version: version, Format: "gpuwcet-bound/1", Func: r.Func, HW: r.HW.Name, ClockMHz: r.HW.ClockMHz,
+		Warps: r.NumWarps, BoundCycles: int64(r.Bound), GUBPaperCycles: int64(r.GUB), Sections: []JSONSection{}}
+	if ns, ok := Nanoseconds(r.Bound, r.HW); ok {
+		j.BoundNS = &ns
+	}
+	for _, s := range r.Sections {
+		js := JSONSection{Index: s.Index, Bound: int64(s.Bound), GUBPaper: int64(s.GUB)}
+		if s.Barrier != nil && fset != nil && s.Barrier.Pos.IsValid() {
+			js.Barrier = fset.Position(s.Barrier.Pos).String()
+		}
+		for _, c := range s.Classes {
+			ph := c.Phases
+			if ph == nil {
+				ph = []phases.Phase{}
+			}
+			js.Warps = append(js.Warps, JSONWarp{Warps: c.Warps, Count: len(c.Warps), Duration: int64(c.Duration), Exec: int64(c.Exec),
+				Interference: int64(c.Interference), WUB: int64(c.WUB), WUBPaper: int64(c.PaperWUB), Phases: ph})
+		}
+		j.Sections = append(j.Sections, js)
+	}
+	return j
+}
+
+// WriteJSON writes j indented.
+func WriteJSON(w io.Writer, j *JSON) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
