@@ -84,7 +84,7 @@ func (p *parser) parseInstr() {
 			p.tb = append(p.tb, '!')
 			p.next()
 		}
-		if p.tok != tIdent || p.lit == "_" {
+		if p.tok != tIdent || !p.isReg(p.lit) {
 			p.errorf(p.pos, "malformed guard: expected a predicate register, found %s", p.describe())
 			p.skipStmt()
 			return

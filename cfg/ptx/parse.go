@@ -113,6 +113,8 @@ type parser struct {
 	prevEnd int     // end offset of the last operand token
 
 	fileNames map[int]string // .file table
+	locs      []locFix
+	funcIdx   map[string]int // index in out.Funcs by name
 	loc       *isa.SourceLoc // last .loc
 
 	// per function
@@ -137,7 +139,11 @@ func (p *parser) position(off int) token.Position {
 	if off > p.tf.Size() {
 		off = p.tf.Size()
 	}
-	return p.tf.Position(p.tf.Pos(off))
+	pos := p.tf.Position(p.tf.Pos(off))
+	if pos.Line == 0 { // empty file
+		pos.Line, pos.Column = 1, 1
+	}
+	return pos
 }
 
 func (p *parser) errorAt(off int, msg string) {
@@ -208,7 +214,7 @@ func (p *parser) skipLine() {
 func (p *parser) parseModule() {
 	p.next()
 	if p.tok == tEOF {
-		p.errorAt(p.pos, "empty file: expected .version directive")
+		p.errorAt(0, "empty file: expected .version directive")
 		return
 	}
 	if !(p.tok == tDir && p.lit == ".version") {
@@ -217,6 +223,15 @@ func (p *parser) parseModule() {
 	for p.tok != tEOF {
 		p.parseTopStmt()
 	}
+	for _, l := range p.locs {
+		l.loc.File = p.fileNames[l.file] // "" when the index is unknown
+	}
+}
+
+// locFix is a .loc whose file name is resolved at the end of the module.
+type locFix struct {
+	loc  *isa.SourceLoc
+	file int
 }
 
 func (p *parser) parseTopStmt() {
@@ -260,7 +275,7 @@ func (p *parser) parseTopDirective() {
 		p.next()
 		if p.tok != tNum || !validVersion(p.lit) {
 			p.errorf(p.pos, "malformed .version: expected MAJOR.MINOR, found %s", p.describe())
-			p.skipStmt()
+			p.skipLine()
 			return
 		}
 		if p.out.Version != "" {
@@ -274,7 +289,7 @@ func (p *parser) parseTopDirective() {
 		for {
 			if p.tok != tIdent {
 				p.errorf(p.pos, "malformed .target: expected a target name, found %s", p.describe())
-				p.skipStmt()
+				p.skipLine()
 				return
 			}
 			if first {
@@ -294,7 +309,7 @@ func (p *parser) parseTopDirective() {
 		n, err := strconv.Atoi(p.lit)
 		if p.tok != tNum || err != nil || (n != 32 && n != 64) {
 			p.errorf(p.pos, "malformed .address_size: expected 32 or 64, found %s", p.describe())
-			p.skipStmt()
+			p.skipLine()
 			return
 		}
 		p.out.AddressSize = n
@@ -306,7 +321,9 @@ func (p *parser) parseTopDirective() {
 		p.next()
 	case ".section":
 		p.skipSection()
-	case ".pragma", ".alias":
+	case ".pragma":
+		p.parsePragma()
+	case ".alias":
 		p.next()
 		p.skipStmt()
 	case ".visible", ".extern", ".weak", ".common":
@@ -401,11 +418,10 @@ func (p *parser) parseLoc() {
 		p.next()
 		return
 	}
-	name, ok := p.fileNames[nums[0]]
-	if !ok {
-		name = "file" + strconv.Itoa(nums[0])
-	}
-	p.loc = &isa.SourceLoc{File: name, Line: nums[1], Col: nums[2]}
+	// NVVM writes the .file table after the functions: names are filled
+	// in at the end of the module.
+	p.loc = &isa.SourceLoc{Line: nums[1], Col: nums[2]}
+	p.locs = append(p.locs, locFix{p.loc, nums[0]})
 	p.next()
 }
 
@@ -495,8 +511,7 @@ func (p *parser) parseFunc(linkage string) {
 			p.restOfLine()
 			p.next()
 		case ".pragma":
-			p.next()
-			p.skipStmt()
+			p.parsePragma()
 		default:
 			if p.nl {
 				// Open64 (PTX 2.x) writes prototypes without ';':
@@ -508,7 +523,7 @@ func (p *parser) parseFunc(linkage string) {
 		}
 	}
 done:
-	p.out.Funcs = append(p.out.Funcs, fn)
+	p.addFunc(fn)
 	switch {
 	case p.is(';'):
 		fn.Decl = true
@@ -516,6 +531,7 @@ done:
 		p.next()
 	case p.is('{'):
 		p.parseBody(fn)
+		p.defineFunc(fn)
 	case p.tok == tDir && p.nl:
 		fn.Decl = true // Open64 prototype without ';'
 		fn.End = fn.Pos
@@ -527,12 +543,12 @@ done:
 
 // intList reads 1 to 3 comma-separated integers.
 func (p *parser) intList(off int, dir string) [3]int {
-	var v [3]int
+	v := [3]int{1, 1, 1} // omitted dimensions are 1
 	for i := 0; i < 3; i++ {
 		n, err := strconv.Atoi(p.lit)
 		if p.tok != tNum || err != nil || n < 0 {
 			p.errorf(p.pos, "malformed %s: expected an integer, found %s", dir, p.describe())
-			return v
+			return [3]int{}
 		}
 		v[i] = n
 		p.next()
@@ -830,7 +846,9 @@ func (p *parser) parseBodyDirective() {
 			return
 		}
 		p.next()
-	case ".local", ".shared", ".param", ".const", ".global", ".tex", ".texref", ".samplerref", ".surfref", ".pragma":
+	case ".pragma":
+		p.parsePragma()
+	case ".local", ".shared", ".param", ".const", ".global", ".tex", ".texref", ".samplerref", ".surfref":
 		p.next()
 		p.skipStmt()
 	case ".section":
@@ -840,4 +858,60 @@ func (p *parser) parseBodyDirective() {
 		p.next()
 		p.skipStmt()
 	}
+}
+
+// parsePragma reads `.pragma "string"[, "string"...];`.
+func (p *parser) parsePragma() {
+	off := p.pos
+	p.next()
+	for p.tok == tStr {
+		p.next()
+		if !p.is(',') {
+			break
+		}
+		p.next()
+	}
+	if !p.is(';') {
+		p.errorf(off, "malformed .pragma: expected quoted strings and ;")
+		if p.nl || p.tok == tEOF {
+			return // the statement ended at the line break
+		}
+		p.skipStmt()
+		return
+	}
+	p.next()
+}
+
+// addFunc appends fn to the module.
+func (p *parser) addFunc(fn *isa.Func) {
+	if p.funcIdx == nil {
+		p.funcIdx = make(map[string]int)
+	}
+	if _, ok := p.funcIdx[fn.Name]; !ok {
+		p.funcIdx[fn.Name] = len(p.out.Funcs)
+	}
+	p.out.Funcs = append(p.out.Funcs, fn)
+}
+
+// defineFunc records that fn has a body: an earlier declaration of the
+// same name (a prototype) is dropped, so that File.Func finds the
+// definition; a second definition is an error.
+func (p *parser) defineFunc(fn *isa.Func) {
+	i := p.funcIdx[fn.Name]
+	prev := p.out.Funcs[i]
+	if prev == fn {
+		return
+	}
+	if !prev.Decl {
+		p.errorf(p.tf.Offset(fn.Pos), "function %s redefined (previous definition at %s)", fn.Name, p.lineOf(p.tf.Offset(prev.Pos)))
+		return
+	}
+	copy(p.out.Funcs[i:], p.out.Funcs[i+1:])
+	p.out.Funcs = p.out.Funcs[:len(p.out.Funcs)-1]
+	for name, j := range p.funcIdx {
+		if j > i {
+			p.funcIdx[name] = j - 1
+		}
+	}
+	p.funcIdx[fn.Name] = len(p.out.Funcs) - 1
 }

@@ -14,6 +14,7 @@ import (
 // function its header, labels, target lists and one line per instruction:
 //
 //	index line:col [guard] opcode [mods] kind[/space][/barrier] [uni] [generic] d=... s=... [-> targets] [@ loc]
+//	      "text"
 //
 // Operands print as kind:text, followed by (regs) when the registers differ
 // from the text. The format is meant for golden tests and debugging.
@@ -142,5 +143,5 @@ func printInstr(w *bufio.Writer, f *isa.File, in *isa.Instr) {
 	if in.Loc != nil {
 		fmt.Fprintf(w, " @ %s", in.Loc)
 	}
-	w.WriteByte('\n')
+	fmt.Fprintf(w, "\n      %q\n", in.Text)
 }
