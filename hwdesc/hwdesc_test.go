@@ -153,3 +153,39 @@ func TestLookupPaperFig2(t *testing.T) {
 		t.Errorf("Lookup(mov.u32) error = %v, want no-rule error", err)
 	}
 }
+
+// FuzzDecode: Decode never panics; what it accepts validates, encodes and
+// decodes back to the same description.
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"paper-fig2", "ecrts25-orin-5"} {
+		src, err := BuiltinSource(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add([]byte("name = \"t\"\nclock_mhz = 1e3\ndefault_unit = \"u\"\n[[unit]]\nname = \"u\"\ninit = 1\nlat = 0\n"))
+	f.Add([]byte("name = \"t\"\nclock_mhz = nan\n[[unit]]\nname = 'u'\ninit = 1\nlat = 0\n[[map]]\nmatch = \"*\"\nreject = \"x\"\n"))
+	f.Add([]byte("unit = 1\nmap = [{match = 1}]\n"))
+	f.Add([]byte("name = \"t\"\nclock_mhz = 1\nnotes = [\n\"a\\u0001\",\n]\n[[unit]]\nname = \"u\"\ninit = 1\nlat = 0\ncount = -1\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		d, err := Decode("fuzz.toml", src)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		var b bytes.Buffer
+		if err := Encode(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		d2, err := Decode("enc", b.Bytes())
+		if err != nil {
+			t.Fatalf("encoding does not decode: %v\n%s", err, b.String())
+		}
+		if diff := cmp.Diff(stripPos(d), stripPos(d2)); diff != "" {
+			t.Fatalf("round trip (-want +got):\n%s", diff)
+		}
+	})
+}
