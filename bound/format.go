@@ -14,7 +14,7 @@ import (
 // With phases, every warp class also lists its phases.
 func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %s: %d warps, %d sections\n", r.Func, r.HW.Name, r.NumWarps, len(r.Sections))
+	fmt.Fprintf(&b, "%s on %s: %s, %s\n", r.Func, r.HW.Name, phases.Plural(r.NumWarps, "warp"), phases.Plural(len(r.Sections), "section"))
 	for _, s := range r.Sections {
 		fmt.Fprintf(&b, "  section %d: bound %d, ECRTS 2025 GUB %d", s.Index, s.Bound, s.GUB)
 		if s.Barrier != nil {

@@ -17,7 +17,8 @@ func posString(fset *token.FileSet, in *isa.Instr) string {
 	return p.String()
 }
 
-func plural(n int, s string) string {
+// Plural formats a count with its noun: "1 warp", "2 warps".
+func Plural(n int, s string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, s)
 	}
@@ -50,9 +51,9 @@ func WarpList(ws []int) string {
 // instructions with their issue, start and ready cycles.
 func WriteText(w io.Writer, p *Profile, fset *token.FileSet) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %s: %s, %s, %s, path from %s\n", p.Func, p.HW.Name, plural(p.NumWarps, "warp"), plural(len(p.Classes), "distinct path"), plural(p.NumSections, "section"), p.Source)
+	fmt.Fprintf(&b, "%s on %s: %s, %s, %s, path from %s\n", p.Func, p.HW.Name, Plural(p.NumWarps, "warp"), Plural(len(p.Classes), "distinct path"), Plural(p.NumSections, "section"), p.Source)
 	for _, c := range p.Classes {
-		fmt.Fprintf(&b, "warps %s (x%d): %s, duration %d, exec %d\n", WarpList(c.Warps), len(c.Warps), plural(c.Instrs, "instruction"), c.Duration, c.Exec)
+		fmt.Fprintf(&b, "warps %s (x%d): %s, duration %d, exec %d\n", WarpList(c.Warps), len(c.Warps), Plural(c.Instrs, "instruction"), c.Duration, c.Exec)
 		for _, s := range c.Sections {
 			fmt.Fprintf(&b, "  section %d: duration %d, exec %d, issued %d", s.Index, s.Duration, s.Exec, s.Issued)
 			if s.Barrier != nil {
@@ -70,7 +71,11 @@ func WriteText(w io.Writer, p *Profile, fset *token.FileSet) error {
 				if unit == "" {
 					unit = "-"
 				}
-				fmt.Fprintf(&b, "    #%-4d issue %4d  start %4d  ready %4d  %-6s %s", t.Index, t.Issue, t.Start, t.Ready, unit, t.Instr.Text)
+				if t.Unit == NoUnit {
+					fmt.Fprintf(&b, "    #%-4d issue    -  start    -  ready    -  %-6s %s", t.Index, unit, t.Instr.Text)
+				} else {
+					fmt.Fprintf(&b, "    #%-4d issue %4d  start %4d  ready %4d  %-6s %s", t.Index, t.Issue, t.Start, t.Ready, unit, t.Instr.Text)
+				}
 				if ps := posString(fset, t.Instr); ps != "" {
 					fmt.Fprintf(&b, "  (%s)", ps)
 				}

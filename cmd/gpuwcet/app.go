@@ -24,6 +24,8 @@ const (
 func commands() []*cli.Command {
 	return []*cli.Command{
 		cfgCommand,
+		phasesCommand,
+		boundCommand,
 		passesCommand,
 	}
 }

@@ -322,12 +322,14 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 		}
 	}
 
-	var pend, ready, arrived uint64 // pend: active, not at a barrier, not ready yet
-	var arrival int64               // issue mode: latest barrier issue
+	var ready, arrived uint64 // ready: may issue now; arrived: at a barrier
+	var arrival int64         // issue mode: latest barrier issue
 	var maxReady int64
 	last := -1
 	t := int64(0)
-	wake := int64(never)
+	// pend is a min-heap of the warps that wait for a cycle to issue; a
+	// warp's earliest cycle does not change while it waits.
+	pend := make(wakeHeap, 0, nw)
 
 	// enter makes warp w wait for (or reach) its instruction pc[w], which it
 	// may not issue before cycle from; now is the next cycle the loop
@@ -357,32 +359,21 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			ready |= 1 << uint(w)
 			return
 		}
-		pend |= 1 << uint(w)
-		if e < wake {
-			wake = e
-		}
+		pend.push(e, int32(w))
 	}
 	for w := 0; w < nw; w++ {
 		enter(w, 0, 0)
 	}
 
 	for {
-		if t >= wake {
-			// Move the pending warps whose time has come to ready.
-			wake = never
-			for m := pend; m != 0; m &= m - 1 {
-				w := bits.TrailingZeros64(m)
-				if earliest[w] <= t {
-					ready |= 1 << uint(w)
-					pend &^= 1 << uint(w)
-				} else if earliest[w] < wake {
-					wake = earliest[w]
-				}
-			}
+		// Move the pending warps whose time has come to ready.
+		for len(pend) > 0 && pend[0].t <= t {
+			ready |= 1 << uint(pend[0].w)
+			pend.pop()
 		}
 		if ready == 0 {
-			if pend != 0 {
-				t = wake
+			if len(pend) > 0 {
+				t = pend[0].t
 				continue
 			}
 			if arrived == 0 {
@@ -465,4 +456,52 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 	}
 	res.Makespan = hwdesc.Cycles(mk)
 	return res
+}
+
+type wakeup struct {
+	t int64
+	w int32
+}
+
+// wakeHeap is a binary min-heap of wakeups by cycle, then warp.
+type wakeHeap []wakeup
+
+func (h wakeHeap) less(i, j int) bool {
+	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].w < h[j].w
+}
+
+func (h *wakeHeap) push(t int64, w int32) {
+	*h = append(*h, wakeup{t, w})
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *wakeHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && a.less(r, l) {
+			m = r
+		}
+		if !a.less(m, i) {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+// Flags shared by phases and bound.
+var (
+	timingHWFlag     = &cli.StringFlag{Name: "hw", Usage: "hardware description: a built-in `NAME` (gpuwcet hw list) or a TOML FILE", Category: catTarget, Required: true}
+	timingFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json", Category: catOutput}
+	timingKernelFlag = &cli.StringFlag{Name: "kernel", Usage: "only kernels whose name matches `REGEXP`", Category: catInput}
+)
+
+var phasesCommand = &cli.Command{
+	Name:      "phases",
+	Usage:     "print the isolated exec/idle phase profile of every warp",
+	ArgsUsage: "INPUT",
+	Description: `Runs the timing model of docs/model.md over each kernel of INPUT: the per-warp
+paths of a simulator trace, or the body of a kernel without branches (one
+path). Warps with identical paths are shown once, with their count. Each
+barrier section starts from an idle SM at cycle 0.
+
+--explain lists every instruction with its issue, start (initiation) and
+ready cycles.`,
+	Flags: []cli.Flag{
+		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
+		&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
+	},
+	Action: func(c *cli.Context) error {
+		explain := c.Bool("explain")
+		file, res, err := runTiming(c, phases.Analyzer, explain)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if c.String("format") == "json" {
+			if len(res.Funcs) != 1 {
+				return codef(ExitBadInput, "phases: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(res.Funcs))
+			}
+			p := res.Get(phases.Analyzer, res.Funcs[0]).Result.(*phases.Profile)
+			if err := phases.WriteJSON(&out, p, file.Fset); err != nil {
+				return withCode(ExitBadInput, err)
+			}
+		} else {
+			for i, fn := range res.Funcs {
+				if i > 0 {
+					out.WriteByte('\n')
+				}
+				p := res.Get(phases.Analyzer, fn).Result.(*phases.Profile)
+				if err := phases.WriteText(&out, p, file.Fset); err != nil {
+					return withCode(ExitBadInput, err)
+				}
+			}
+		}
+		_, err = c.App.Writer.Write(out.Bytes())
+		return err
+	},
+}
+
+// runTiming loads the input, resolves --hw and runs root (phases or bound)
+// on the selected kernels.
+func runTiming(c *cli.Context, root *pass.Analyzer, explain bool) (*isa.File, *pass.Results, error) {
+	name := c.Command.Name
+	if c.NArg() != 1 {
+		return nil, nil, codef(ExitBadInput, "%s: want exactly one INPUT, got %d", name, c.NArg())
+	}
+	switch f := c.String("format"); f {
+	case "text", "json":
+	default:
+		return nil, nil, codef(ExitBadInput, "%s: unknown --format %q (want text or json)", name, f)
+	}
+	if c.Int("warps") < 0 {
+		return nil, nil, codef(ExitBadInput, "%s: --warps must be positive, got %d", name, c.Int("warps"))
+	}
+	hw, err := hwdesc.Resolve(c.String("hw"))
+	if err != nil {
+		return nil, nil, withCode(ExitBadInput, fmt.Errorf("%s: --hw: %w", name, err))
+	}
+	file, err := loadFile(c, c.Args().First())
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := pass.Options{
+		HW:     hw,
+		Launch: pass.Launch{Warps: c.Int("warps")},
+		Inputs: map[string]any{phases.ExplainInput: explain},
+		Check:  true,
+	}
+	if k := c.String("kernel"); k != "" {
+		re, err := regexp.Compile(k)
+		if err != nil {
+			return nil, nil, codef(ExitBadInput, "%s: --kernel: %v", name, err)
+		}
+		opts.Funcs = re
+	}
+	res, err := pass.Run([]*pass.Analyzer{root}, file, opts)
+	if err != nil {
+		return nil, nil, codef(ExitBadInput, "%s: %v", name, err)
+	}
+	for _, d := range res.Diagnostics() {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category)
+	}
+	if err := res.Err(); err != nil {
+		return nil, nil, withCode(ExitBadInput, err)
+	}
+	if len(res.Funcs) == 0 {
+		return nil, nil, codef(ExitBadInput, "%s: %s: no kernel selected", name, file.Name)
+	}
+	return file, res, nil
+}
