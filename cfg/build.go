@@ -84,11 +84,11 @@ func (b *builder) build() *Graph {
 		if in.Index != i {
 			b.errorf(in, "instruction has Index %d, want %d", in.Index, i)
 		}
-		if !in.Kind.IsTerminator() {
+		if !FlowKind(in).IsTerminator() {
 			continue
 		}
 		leader[i+1] = true
-		switch in.Kind {
+		switch FlowKind(in) {
 		case isa.KindBranch:
 			if len(in.Targets) == 0 {
 				b.errorf(in, "branch without target")
@@ -213,14 +213,14 @@ func (b *builder) build() *Graph {
 		}
 		last := blk.Last()
 		end := blk.First + len(blk.Instrs)
-		if last == nil || !last.Kind.IsTerminator() {
+		if last == nil || !FlowKind(last).IsTerminator() {
 			blk.Kind = BlockPlain
 			edge(blk, end, EdgeFallThrough)
 			continue
 		}
 		guarded := last.Guard.Reg != ""
 		ts, resolved := b.targets[last.Index]
-		switch last.Kind {
+		switch FlowKind(last) {
 		case isa.KindBranch:
 			if !resolved {
 				continue // error reported
@@ -247,7 +247,7 @@ func (b *builder) build() *Graph {
 			blk.Kind = BlockExit
 			edge(blk, n, EdgeExit)
 		}
-		if guarded && (last.Kind != isa.KindBranch || resolved) {
+		if guarded && (FlowKind(last) != isa.KindBranch || resolved) {
 			edge(blk, end, EdgeFallThrough)
 		}
 	}
@@ -277,4 +277,16 @@ func (g *Graph) reach() {
 			}
 		}
 	}
+}
+
+// FlowKind is the kind that decides an instruction's control flow: its
+// Kind, except that a SASS reconvergence instruction with targets (SYNC,
+// BRK, CONT and Fermi's NOP.S, whose targets the front end resolves from
+// the enclosing SSY, PBK or PCNT) transfers control like a branch, as in
+// nvdisasm's own CFGs. It is still listed in Block.Reconverge.
+func FlowKind(in *isa.Instr) isa.Kind {
+	if in.Kind == isa.KindReconverge && len(in.Targets) > 0 {
+		return isa.KindBranch
+	}
+	return in.Kind
 }

@@ -109,7 +109,7 @@ func (c *checker) checkBlocks() {
 				c.errorf("%s: instruction %d is not Func.Instrs[%d]", b, k, next+k)
 				return
 			}
-			if k < len(b.Instrs)-1 && in.Kind.IsTerminator() {
+			if k < len(b.Instrs)-1 && FlowKind(in).IsTerminator() {
 				c.errorf("%s: terminator %q is not last", b, in.Text)
 			}
 		}
@@ -194,14 +194,14 @@ func (c *checker) checkKind(b *Block, unresolved map[*isa.Instr]bool) {
 	}
 	switch b.Kind {
 	case BlockPlain:
-		if last != nil && last.Kind.IsTerminator() {
+		if last != nil && FlowKind(last).IsTerminator() {
 			c.errorf("%s: plain block ends in terminator %q", b, last.Text)
 		}
 		if len(b.Succs) != 1 || !fall(b.Succs[0]) {
 			c.errorf("%s: plain block needs one fall-through successor, has %s", b, kinds())
 		}
 	case BlockIf, BlockJump:
-		if last == nil || last.Kind != isa.KindBranch || guarded != (b.Kind == BlockIf) {
+		if last == nil || FlowKind(last) != isa.KindBranch || guarded != (b.Kind == BlockIf) {
 			c.errorf("%s: %s block does not end in a matching branch", b, b.Kind)
 			return
 		}
