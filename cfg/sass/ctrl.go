@@ -25,11 +25,11 @@ func DecodeCtrl(raw uint32) (*isa.Ctrl, error) {
 	var err error
 	c.WriteBar, err = barField(raw>>5&7, "write")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("control field 0x%06x: %v", raw, err)
 	}
 	c.ReadBar, err = barField(raw>>8&7, "read")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("control field 0x%06x: %v", raw, err)
 	}
 	return c, nil
 }
@@ -41,7 +41,7 @@ func barField(v uint32, what string) (int8, error) {
 	case v <= 5:
 		return int8(v), nil
 	}
-	return 0, fmt.Errorf("control field 0x%x: %s barrier %d does not exist (0–5, 7 = none)", v, what, v)
+	return 0, fmt.Errorf("%s barrier %d does not exist (0–5, 7 = none)", what, v)
 }
 
 // encodeCtrl computes the raw 21 bits of c.

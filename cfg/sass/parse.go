@@ -433,15 +433,7 @@ func (p *parser) endFunc(pos token.Pos) {
 	for _, r := range st.refs {
 		name := r.label
 		if name == "" {
-			idx, ok := st.byOff[r.off]
-			if !ok && (p.gen() == genMaxwell || p.gen() == genKepler) && r.off%groupBytes(p.gen()) == 0 {
-				// The address of a control word: execution continues
-				// at the first instruction of its group.
-				idx, ok = st.byOff[r.off+8]
-			}
-			if !ok && len(fn.Instrs) > 0 && r.off == st.lastOff+instrSize(p.gen()) {
-				idx, ok = len(fn.Instrs), true
-			}
+			idx, ok := p.indexOf(st, r.off)
 			if !ok {
 				p.errorf(r.pos, "%s: target 0x%x is not the address of an instruction of %s", r.in.Opcode, r.off, fn.Name)
 				continue
@@ -472,6 +464,21 @@ func (p *parser) endFunc(pos token.Pos) {
 		}
 	}
 	p.cur = nil
+}
+
+// indexOf returns the index of the instruction at address off. A
+// Kepler–Pascal branch may name the address of a control word: execution
+// continues at the first instruction of its group. The address just after
+// the last instruction names the end of the function.
+func (p *parser) indexOf(st *fnState, off int64) (int, bool) {
+	idx, ok := st.byOff[off]
+	if !ok && (p.gen() == genMaxwell || p.gen() == genKepler) && off%groupBytes(p.gen()) == 0 {
+		idx, ok = st.byOff[off+8]
+	}
+	if !ok && len(st.fn.Instrs) > 0 && off == st.lastOff+instrSize(p.gen()) {
+		idx, ok = len(st.fn.Instrs), true
+	}
+	return idx, ok
 }
 
 // groupBytes is the size of a control-word group: the word and the
@@ -527,7 +534,7 @@ func (p *parser) resolveReconv(st *fnState) {
 		t := -1
 		name := r.label
 		if name == "" {
-			if i, ok := st.byOff[r.off]; ok {
+			if i, ok := p.indexOf(st, r.off); ok {
 				t = i
 			}
 			name = fmt.Sprintf("L_0x%x", r.off)
