@@ -27,8 +27,40 @@ func Names() []string {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
 	return names
+}
+
+// naturalLess orders strings with embedded numbers by value:
+// ecrts25-orin-5 < ecrts25-orin-10.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // Builtin decodes the built-in description of that name. Each call returns

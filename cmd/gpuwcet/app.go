@@ -27,6 +27,7 @@ func commands() []*cli.Command {
 		phasesCommand,
 		boundCommand,
 		passesCommand,
+		hwCommand,
 	}
 }
 
