@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestExamplePaperFig2 runs the commands of examples/paper-fig2/expected.txt
+// ("$ gpuwcet ..." lines, then the expected standard output and error, then
+// an optional "[exit N]") and compares.
+func TestExamplePaperFig2(t *testing.T) {
+	dir, err := filepath.Abs("../../examples/paper-fig2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "expected.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	type step struct {
+		args []string
+		want string
+		code int
+	}
+	var steps []*step
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "$ gpuwcet "):
+			steps = append(steps, &step{args: strings.Fields(strings.TrimPrefix(line, "$ "))})
+		case strings.HasPrefix(line, "[exit "):
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "[exit "), "]"))
+			if err != nil || len(steps) == 0 {
+				t.Fatalf("bad line %q", line)
+			}
+			steps[len(steps)-1].code = n
+		case len(steps) > 0:
+			steps[len(steps)-1].want += line
+		}
+	}
+	if len(steps) < 3 {
+		t.Fatalf("expected.txt has %d commands", len(steps))
+	}
+	for _, s := range steps {
+		var out bytes.Buffer
+		code := run(s.args, &out, &out)
+		if code != s.code || out.String() != s.want {
+			t.Errorf("%s: exit %d (want %d), output:\n%s--- want:\n%s", strings.Join(s.args, " "), code, s.code, out.String(), s.want)
+		}
+	}
+}
+
+func TestBoundJSONAndErrors(t *testing.T) {
+	t.Chdir("../../examples/paper-fig2")
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "bound", "--hw", "paper-fig2", "--warps", "32", "--format", "json", "kernel.ptx"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var j struct {
+		BoundCycles int64 `json:"bound_cycles"`
+		Sections    []struct {
+			Warps []struct {
+				Count    int   `json:"count"`
+				Duration int64 `json:"duration"`
+				Exec     int64 `json:"exec"`
+				Phases   []struct {
+					Kind       string
+					Start, Dur int64
+				} `json:"phases"`
+			} `json:"warps"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	// 14 + 31 × (10 + 4).
+	if j.BoundCycles != 448 || len(j.Sections) != 1 || j.Sections[0].Warps[0].Count != 32 || j.Sections[0].Warps[0].Phases[1].Kind != "idle" {
+		t.Errorf("unexpected JSON: %s", out.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"gpuwcet", "bound", "kernel.ptx"}, 1, "hw"},
+		{[]string{"gpuwcet", "bound", "--hw", "no-such-hw", "kernel.ptx"}, 1, "no-such-hw"},
+		{[]string{"gpuwcet", "phases", "--hw", "paper-fig2", "--format", "xml", "kernel.ptx"}, 1, "--format"},
+		{[]string{"gpuwcet", "bound", "--hw", "paper-fig2", "--warps", "2", "--deadline", "28", "kernel.ptx"}, 0, ""},
+		{[]string{"gpuwcet", "bound", "--hw", "paper-fig2", "--warps", "2", "--deadline", "27", "kernel.ptx"}, 3, "exceeds the deadline of 27"},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := run(tc.args, &out, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errb.String(), tc.msg)
+		}
+	}
+}
+
+func TestPhasesUnknownOpcode(t *testing.T) {
+	dir := t.TempDir()
+	src := ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n    .reg .f64 %fd<4>;\n    div.rn.f64 %fd0, %fd1, %fd2;\n    ret;\n}\n"
+	p := filepath.Join(dir, "k.ptx")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"gpuwcet", "phases", "--hw", "paper-fig2", p}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "k.ptx:7:5: opcode \"div.rn.f64\"") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
