@@ -51,21 +51,22 @@ func Build(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps int, explai
 		return nil, err
 	}
 	prof := &Profile{Func: fn.Name, HW: hw, Source: source, Explain: explain}
-	prepared := map[*isa.Instr]Op{}
+	prepared := map[*isa.Instr]*Op{}
 	for _, pth := range paths {
-		ops := make([]Op, len(pth.Instrs))
+		ops := make([]*Op, len(pth.Instrs))
 		for i, in := range pth.Instrs {
 			op, ok := prepared[in]
 			if !ok {
-				op, err = e.Prepare(fset, in)
+				o, err := e.Prepare(fset, in)
 				if err != nil {
 					return nil, err
 				}
+				op = &o
 				prepared[in] = op
 			}
 			ops[i] = op
 		}
-		c := BuildClass(e, ops, explain)
+		c := BuildClassOps(e, ops, explain)
 		c.Warps = pth.Warps
 		prof.Classes = append(prof.Classes, c)
 		prof.NumWarps += len(pth.Warps)

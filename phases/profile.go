@@ -170,7 +170,18 @@ type Profile struct {
 // barriers, and returns the class (without warps). With explain, every
 // section keeps its per-instruction timings.
 func BuildClass(e *Engine, path []Op, explain bool) *Class {
-	c := &Class{Instrs: len(path)}
+	return buildClass(e, len(path), func(i int) *Op { return &path[i] }, explain)
+}
+
+// BuildClassOps is BuildClass over shared prepared instructions (a path that
+// repeats instructions, like a loop trace, needs one Op per distinct
+// instruction only).
+func BuildClassOps(e *Engine, path []*Op, explain bool) *Class {
+	return buildClass(e, len(path), func(i int) *Op { return path[i] }, explain)
+}
+
+func buildClass(e *Engine, n int, at func(int) *Op, explain bool) *Class {
+	c := &Class{Instrs: n}
 	st := e.NewState()
 	var b Builder
 	sec := &Section{}
@@ -187,8 +198,8 @@ func BuildClass(e *Engine, path []Op, explain bool) *Class {
 		b = Builder{}
 		st = e.NewState()
 	}
-	for i := range path {
-		op := &path[i]
+	for i := 0; i < n; i++ {
+		op := at(i)
 		if op.Sync {
 			if explain {
 				sec.Timings = append(sec.Timings, InstrTiming{Instr: op.Instr, Index: i, Unit: NoUnit, Timing: Timing{Issue: st.Next, Start: st.Next, Ready: st.End}})

@@ -37,7 +37,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
@@ -304,15 +303,22 @@ func (p *Program) Run(pol Policy, opt Options) (*Result, error) {
 	return r, nil
 }
 
-const never = math.MaxInt64
+// warpState is the per-warp state of a run.
+type warpState struct {
+	pr        *prog
+	regs      []int64 // the warp's slice of the register file: ready cycles
+	pc        int
+	lastReady int64
+}
 
 // run is the event-driven simulation loop.
 func (p *Program) run(ch chooser, opt Options) *Result {
 	nw := len(p.warps)
-	pc := make([]int32, nw)
-	earliest := make([]int64, nw)
-	lastReady := make([]int64, nw)
-	regReady := make([]int64, p.nregs)
+	ws := make([]warpState, nw)
+	regFile := make([]int64, p.nregs)
+	for w, pr := range p.warps {
+		ws[w] = warpState{pr: pr, regs: regFile[p.regOff[w] : p.regOff[w]+pr.nregs : p.regOff[w]+pr.nregs]}
+	}
 	unitFree := make([]int64, p.units)
 	res := &Result{WarpEnd: make([]hwdesc.Cycles, nw)}
 	if opt.Timeline {
@@ -321,6 +327,7 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			res.Timeline[w] = make([]Event, len(pr.ins))
 		}
 	}
+	drain := p.Barrier == BarrierDrain
 
 	var ready, arrived uint64 // ready: may issue now; arrived: at a barrier
 	var arrival int64         // issue mode: latest barrier issue
@@ -331,38 +338,34 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 	// warp's earliest cycle does not change while it waits.
 	pend := make(wakeHeap, 0, nw)
 
-	// enter makes warp w wait for (or reach) its instruction pc[w], which it
-	// may not issue before cycle from; now is the next cycle the loop
-	// examines.
-	enter := func(w int, from, now int64) {
-		pr := p.warps[w]
-		if int(pc[w]) >= len(pr.ins) {
-			return // done
+	// enter makes warp w wait for (or reach) its instruction pc, which it
+	// may not issue before cycle from; it returns the warp's ready bit when
+	// it may issue at now.
+	enter := func(w int, from, now int64) uint64 {
+		x := &ws[w]
+		if x.pc >= len(x.pr.ins) {
+			return 0 // done
 		}
-		in := &pr.ins[pc[w]]
-		if in.op == opBarrier && p.Barrier == BarrierDrain {
+		in := &x.pr.ins[x.pc]
+		if in.op == opBarrier && drain {
 			arrived |= 1 << uint(w)
 			if opt.Timeline {
-				res.Timeline[w][pc[w]] = Event{Index: int(in.index), Unit: -1, Barrier: true, Issue: hwdesc.Cycles(from)}
+				res.Timeline[w][x.pc] = Event{Index: int(in.index), Unit: -1, Barrier: true, Issue: hwdesc.Cycles(from)}
 			}
-			return
+			return 0
 		}
 		e := from
-		off := p.regOff[w]
-		for _, r := range pr.pool[in.chk:in.end] {
-			if x := regReady[off+int(r)]; x > e {
-				e = x
-			}
+		for _, r := range x.pr.pool[in.chk:in.end] {
+			e = max(e, x.regs[r])
 		}
-		earliest[w] = e
 		if e <= now {
-			ready |= 1 << uint(w)
-			return
+			return 1 << uint(w)
 		}
 		pend.push(e, int32(w))
+		return 0
 	}
 	for w := 0; w < nw; w++ {
-		enter(w, 0, 0)
+		ready |= enter(w, 0, 0)
 	}
 
 	for {
@@ -381,10 +384,8 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			}
 			// Every active warp is at a barrier: release the block.
 			rel := t
-			if p.Barrier == BarrierDrain {
-				if maxReady > rel {
-					rel = maxReady
-				}
+			if drain {
+				rel = max(rel, maxReady)
 			} else {
 				rel = arrival + 1
 			}
@@ -393,66 +394,68 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			arrived = 0
 			for ; m != 0; m &= m - 1 {
 				w := bits.TrailingZeros64(m)
-				if opt.Timeline && p.Barrier == BarrierDrain {
-					ev := &res.Timeline[w][pc[w]]
-					ev.Start, ev.Ready = hwdesc.Cycles(rel), hwdesc.Cycles(rel)
+				if drain {
+					if opt.Timeline {
+						ev := &res.Timeline[w][ws[w].pc]
+						ev.Start, ev.Ready = hwdesc.Cycles(rel), hwdesc.Cycles(rel)
+					}
+					ws[w].pc++
 				}
-				if p.Barrier == BarrierDrain {
-					pc[w]++
-				}
-				enter(w, rel, rel)
+				ready |= enter(w, rel, rel)
 			}
-			if rel > t {
-				t = rel
-			}
+			t = max(t, rel)
 			continue
 		}
 		w := ch.choose(ready, last)
 		last = w
-		pr := p.warps[w]
-		in := &pr.ins[pc[w]]
-		s := unitFree[in.unit]
-		if s < t {
-			s = t
-		}
+		x := &ws[w]
+		in := &x.pr.ins[x.pc]
+		s := max(unitFree[in.unit], t)
 		unitFree[in.unit] = s + in.init
 		rd := s + in.initLt
-		off := p.regOff[w]
-		for _, r := range pr.pool[in.def:in.end] {
-			regReady[off+int(r)] = rd
+		for _, r := range x.pr.pool[in.def:in.end] {
+			x.regs[r] = rd
 		}
-		if rd > lastReady[w] {
-			lastReady[w] = rd
-		}
-		if rd > maxReady {
-			maxReady = rd
-		}
+		x.lastReady = max(x.lastReady, rd)
+		maxReady = max(maxReady, rd)
 		res.Issued++
 		if opt.Timeline {
-			res.Timeline[w][pc[w]] = Event{Index: int(in.index), Unit: int(in.unit), Barrier: in.op == opBarrier,
+			res.Timeline[w][x.pc] = Event{Index: int(in.index), Unit: int(in.unit), Barrier: in.op == opBarrier,
 				Issue: hwdesc.Cycles(t), Start: hwdesc.Cycles(s), Ready: hwdesc.Cycles(rd)}
 		}
 		ready &^= 1 << uint(w)
-		pc[w]++
+		x.pc++
+		t++
 		if in.op == opBarrier { // issue mode
 			arrived |= 1 << uint(w)
-			arrival = t
-		} else {
-			enter(w, t+1, t+1)
+			arrival = t - 1
+			continue
 		}
-		t++
+		// The warp's next instruction, inline for the common case.
+		if x.pc < len(x.pr.ins) {
+			nx := &x.pr.ins[x.pc]
+			if nx.op == opBarrier && drain {
+				ready |= enter(w, t, t)
+				continue
+			}
+			e := t
+			for _, r := range x.pr.pool[nx.chk:nx.end] {
+				e = max(e, x.regs[r])
+			}
+			if e <= t {
+				ready |= 1 << uint(w)
+			} else {
+				pend.push(e, int32(w))
+			}
+		}
 	}
 	var mk int64
-	for w := range lastReady {
-		res.WarpEnd[w] = hwdesc.Cycles(lastReady[w])
-		if lastReady[w] > mk {
-			mk = lastReady[w]
-		}
+	for w := range ws {
+		res.WarpEnd[w] = hwdesc.Cycles(ws[w].lastReady)
+		mk = max(mk, ws[w].lastReady)
 	}
 	for _, r := range res.Releases {
-		if int64(r) > mk {
-			mk = int64(r)
-		}
+		mk = max(mk, int64(r))
 	}
 	res.Makespan = hwdesc.Cycles(mk)
 	return res
