@@ -16,7 +16,7 @@ func fig2HW() *hwdesc.Desc {
 	return &hwdesc.Desc{
 		Name: "fig2", ClockMHz: 1000,
 		Units: []hwdesc.Unit{{Name: "red", Init: 2, Lat: 6}, {Name: "blue", Init: 3, Lat: 4}, {Name: "green", Init: 2, Lat: 4}, {Name: "zero", Init: 1, Lat: 0}},
-		Map: []hwdesc.Rule{{Match: "mul.f32", Unit: "red"}, {Match: "add.s32", Unit: "blue"}, {Match: "sin.*", Unit: "green"}, {Match: "mov.*", Unit: "zero"}},
+		Map:   []hwdesc.Rule{{Match: "mul.f32", Unit: "red"}, {Match: "add.s32", Unit: "blue"}, {Match: "sin.*", Unit: "green"}, {Match: "mov.*", Unit: "zero"}},
 	}
 }
 
