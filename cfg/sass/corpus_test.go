@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
 )
 
 // corpusDir is ../shared/corpus/sass relative to the repository root.
@@ -42,6 +44,16 @@ func TestCorpus(t *testing.T) {
 			}
 			for _, w := range f.Warnings {
 				t.Logf("warning: %v", w)
+			}
+			for _, fn := range f.Funcs {
+				g, err := cfg.Build(f.Fset, fn)
+				if err != nil {
+					t.Errorf("cfg.Build(%s): %v", fn.Name, err)
+					continue
+				}
+				if err := g.Check(); err != nil {
+					t.Errorf("Check(%s): %v", fn.Name, err)
+				}
 			}
 		})
 	}
