@@ -143,7 +143,10 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 		if k < 0 {
 			break
 		}
-		e := strings.Index(s[i+k:j], "*)")
+		e := strings.Index(s[i+k+2:j], "*)")
+		if e >= 0 {
+			e += 2 // offset of "*)" from "(*"
+		}
 		if e < 0 {
 			p.errorf(at(i+k), "unterminated (* annotation")
 			return
