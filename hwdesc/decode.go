@@ -46,6 +46,9 @@ func Decode(name string, data []byte) (*Desc, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, unknownKeys(name, und, secs)
 	}
+	if len(d.Notes) == 0 {
+		d.Notes = nil // "notes = []" and no notes are the same description
+	}
 	d.File = name
 	setLines(d, secs)
 	if err := d.Validate(); err != nil {
