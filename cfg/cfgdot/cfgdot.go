@@ -1,13 +1,13 @@
 // Package cfgdot draws control-flow graphs with Graphviz. It is the only
 // importer of github.com/emicklei/dot.
 //
-// The drawing is a debugging aid: one digraph per function; one record node
-// per block, in block-index order, headed by the block name, its labels and
-// source line, then its instructions (a long block collapsed to its first
+// The drawing is a debugging aid: one digraph per function; one node per
+// block (an HTML-like table), in block-index order, headed by the block
+// name, its labels and source line, then its instructions (a long block collapsed to its first
 // and last few instructions with "… N more"); natural loops as nested
 // clusters; edges styled by kind (taken green, fall-through black, jump
-// bold, indirect dashed purple, exit dotted grey) and back edges blue with
-// constraint=false; unreachable blocks dashed grey; a virtual exit node.
+// bold, indirect dashed purple, exit dotted grey) and back edges blue,
+// thick and with constraint=false; unreachable blocks grey; a virtual exit node.
 // The output is deterministic and renders with `dot -Tsvg`; other details
 // may change.
 package cfgdot
@@ -58,7 +58,7 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 	d.Attr("labelloc", "t")
 	d.Attr("fontname", "Courier")
 	d.NodeInitializer(func(n dot.Node) {
-		n.Attr("shape", "record")
+		n.Attr("shape", "plain")
 		n.Attr("fontname", "Courier")
 		n.Attr("fontsize", "10")
 	})
@@ -102,14 +102,7 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 			owner = clusters[b.Loop.Index]
 		}
 		n := owner.Node(fmt.Sprintf("b%06d", b.Index))
-		n.Attr("label", dot.Literal(`"`+blockLabel(g, b, o)+`"`))
-		if !b.Reachable {
-			n.Attr("style", "dashed")
-			n.Attr("color", "grey")
-		}
-		if b.Index == 0 {
-			n.Attr("penwidth", "2")
-		}
+		n.Attr("label", dot.HTML(blockLabel(g, b, o)))
 		nodes[b.Index] = n
 	}
 	exit := d.Node("exit")
@@ -178,11 +171,22 @@ func lineOf(g *cfg.Graph, b *cfg.Block) string {
 	return strconv.Itoa(g.Fset.Position(b.Pos()).Line)
 }
 
-// blockLabel returns the escaped record label of b, without the
-// enclosing quotes: "{head|instructions}".
+// blockLabel returns the HTML-like label of b: a table with a header row
+// (name, labels, line) and a row of left-aligned instructions.
+//
+// HTML-like labels rather than record shapes: dot fails with "flat edge
+// between adjacent nodes one of which has a record shape ... lost edge" on
+// real kernels drawn with loop clusters (found by the corpus test).
 func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 	var sb strings.Builder
-	sb.WriteByte('{')
+	border, bg := "1", ""
+	if b.Index == 0 {
+		border = "2"
+	}
+	if !b.Reachable {
+		bg = ` BGCOLOR="lightgrey"`
+	}
+	sb.WriteString(`<TABLE BORDER="` + border + `" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"` + bg + `>`)
 	head := b.Name()
 	if len(b.Labels) > 0 {
 		head += " " + strings.Join(b.Labels, " ")
@@ -193,10 +197,10 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 	if !b.Reachable {
 		head += " unreachable"
 	}
-	sb.WriteString(Escape(head))
+	sb.WriteString(`<TR><TD ALIGN="LEFT"><B>` + Escape(head) + `</B></TD></TR>`)
 	max, nh, nt := o.limits()
 	if max >= 0 && len(b.Instrs) > 0 {
-		sb.WriteByte('|')
+		sb.WriteString(`<TR><TD ALIGN="LEFT" BALIGN="LEFT">`)
 		line := func(i int) {
 			in := b.Instrs[i]
 			text := in.Text
@@ -208,7 +212,7 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 				prefix = strconv.Itoa(g.Fset.Position(in.Pos).Line) + ": "
 			}
 			sb.WriteString(Escape(prefix + text))
-			sb.WriteString(`\l`)
+			sb.WriteString(`<BR ALIGN="LEFT"/>`)
 		}
 		n := len(b.Instrs)
 		if n <= max {
@@ -219,36 +223,50 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 			for i := 0; i < nh; i++ {
 				line(i)
 			}
-			sb.WriteString(Escape(fmt.Sprintf("… %d more", n-nh-nt)))
-			sb.WriteString(`\l`)
+			sb.WriteString(`<I>` + Escape(fmt.Sprintf("… %d more", n-nh-nt)) + `</I><BR ALIGN="LEFT"/>`)
 			for i := n - nt; i < n; i++ {
 				line(i)
 			}
 		}
+		sb.WriteString(`</TD></TR>`)
 	}
-	sb.WriteByte('}')
+	sb.WriteString(`</TABLE>`)
 	return sb.String()
 }
 
-// Escape escapes s for a field of a Graphviz record label inside a quoted
-// string: backslashes, quotes, the record metacharacters {}|<> and
-// spaces that would otherwise be trimmed; tabs become spaces and other
-// control characters are dropped.
+// Escape escapes s for the text of a Graphviz HTML-like label: &, <, >
+// and quotes become entities (PTX vectors {%r1,%r2} and setp's p|q need
+// no escaping there); tabs become spaces, runs of spaces are kept with
+// &#160;, and other control characters are dropped.
 func Escape(s string) string {
 	var sb strings.Builder
+	prevSpace := false
 	for _, r := range s {
+		if r == '\t' {
+			r = ' '
+		}
 		switch r {
-		case '\\', '"', '{', '}', '|', '<', '>':
-			sb.WriteByte('\\')
-			sb.WriteRune(r)
-		case '\t', ' ':
-			sb.WriteString(`\ `)
+		case '&':
+			sb.WriteString("&amp;")
+		case '<':
+			sb.WriteString("&lt;")
+		case '>':
+			sb.WriteString("&gt;")
+		case '"':
+			sb.WriteString("&quot;")
+		case ' ':
+			if prevSpace {
+				sb.WriteString("&#160;")
+			} else {
+				sb.WriteByte(' ')
+			}
 		default:
 			if r < 0x20 || r == 0x7f {
 				continue
 			}
 			sb.WriteRune(r)
 		}
+		prevSpace = r == ' '
 	}
 	return sb.String()
 }
