@@ -15,7 +15,7 @@ var ccRegs = []string{ccReg}
 // a handful of allocations amortised over many.
 const (
 	minChunk = 32
-	maxChunk = 2048
+	maxChunk = 512
 )
 
 func (p *parser) grow() int {
@@ -157,7 +157,7 @@ func (p *parser) finishInstr(start, srcEnd int, full string, guard isa.Guard) {
 	fn := p.fn
 	in := p.newInstr()
 	in.Pos = p.tf.Pos(start)
-	in.Index = len(fn.Instrs)
+	in.Index = len(p.body)
 	in.Offset = -1
 	in.Guard = guard
 	in.Loc = p.loc
@@ -177,16 +177,7 @@ func (p *parser) finishInstr(start, srcEnd int, full string, guard isa.Guard) {
 		in.Opcode = full
 	} else {
 		in.Opcode = full[:dot]
-		in.Mods = p.allocStrs(nmods)
-		k := 0
-		j := dot + 1
-		for i := j; i <= len(full); i++ {
-			if i == len(full) || full[i] == '.' {
-				in.Mods[k] = full[j:i]
-				k++
-				j = i + 1
-			}
-		}
+		in.Mods = p.modsOf(full, dot, nmods)
 		for _, m := range in.Mods {
 			if m == "" {
 				p.errorf(start, "malformed opcode %s: empty modifier", full)
@@ -270,15 +261,7 @@ func (p *parser) finishInstr(start, srcEnd int, full string, guard isa.Guard) {
 		extraS = 1
 	}
 	all := p.allocOpnds(nops + extraD + extraS)
-	regs := p.allocStrs(len(p.regs))
-	copy(regs, p.regs)
-	for i := range p.ops {
-		o := &p.ops[i]
-		all[i] = isa.Operand{Kind: o.kind, Text: text[o.start:o.end], Neg: o.neg}
-		if o.r1 > o.r0 {
-			all[i].Regs = regs[o.r0:o.r1:o.r1]
-		}
-	}
+	p.fillOperands(all, text)
 	dsts := all[:nd]
 	srcs := all[nd:nops]
 	if carryOut {
@@ -327,7 +310,7 @@ func (p *parser) finishInstr(start, srcEnd int, full string, guard isa.Guard) {
 		}
 		in.Targets = list
 	}
-	fn.Instrs = append(fn.Instrs, in)
+	p.body = append(p.body, in)
 }
 
 // classifyCall fills a call: call{.uni} [(rets),] callee [, (args)] [, proto|targets].
@@ -335,15 +318,7 @@ func (p *parser) classifyCall(in *isa.Instr, text string) {
 	fn := p.fn
 	nops := len(p.ops)
 	all := p.allocOpnds(nops)
-	regs := p.allocStrs(len(p.regs))
-	copy(regs, p.regs)
-	for i := range p.ops {
-		o := &p.ops[i]
-		all[i] = isa.Operand{Kind: o.kind, Text: text[o.start:o.end], Neg: o.neg}
-		if o.r1 > o.r0 {
-			all[i].Regs = regs[o.r0:o.r1:o.r1]
-		}
-	}
+	p.fillOperands(all, text)
 	nd := 0
 	if nops > 1 && all[0].Kind == isa.OpList {
 		nd = 1
@@ -354,7 +329,7 @@ func (p *parser) classifyCall(in *isa.Instr, text string) {
 	in.Srcs = all[nd:]
 	if len(in.Srcs) == 0 {
 		p.errorf(p.tf.Offset(in.Pos), "malformed call: missing callee")
-		fn.Instrs = append(fn.Instrs, in)
+		p.body = append(p.body, in)
 		return
 	}
 	callee := in.Srcs[0]
@@ -373,7 +348,7 @@ func (p *parser) classifyCall(in *isa.Instr, text string) {
 	default:
 		p.errorf(p.tf.Offset(in.Pos), "malformed call: callee %s is neither a function nor a register", callee.Text)
 	}
-	fn.Instrs = append(fn.Instrs, in)
+	p.body = append(p.body, in)
 }
 
 // parseOperand parses one operand at the current token, appending its
@@ -544,4 +519,69 @@ func closer(c byte) byte {
 		return ']'
 	}
 	return ')'
+}
+
+// modsOf returns the modifiers of the dotted opcode full (first dot at
+// dot). Slices are shared by all instructions with the same opcode text and
+// must not be modified.
+func (p *parser) modsOf(full string, dot, n int) []string {
+	if m, ok := p.modsCache[full]; ok {
+		return m
+	}
+	mods := make([]string, n)
+	k := 0
+	j := dot + 1
+	for i := j; i <= len(full); i++ {
+		if i == len(full) || full[i] == '.' {
+			mods[k] = full[j:i]
+			k++
+			j = i + 1
+		}
+	}
+	if p.modsCache == nil {
+		p.modsCache = make(map[string][]string)
+	}
+	p.modsCache[full] = mods
+	return mods
+}
+
+// fillOperands converts the scratch operands into all[:len(p.ops)]. The
+// Regs of a single-register operand are a one-element slice shared by every
+// operand naming that register (read-only); longer lists are copied.
+func (p *parser) fillOperands(all []isa.Operand, text string) {
+	multi := 0
+	for i := range p.ops {
+		if n := p.ops[i].r1 - p.ops[i].r0; n > 1 {
+			multi += n
+		}
+	}
+	regs := p.allocStrs(multi)
+	k := 0
+	for i := range p.ops {
+		o := &p.ops[i]
+		all[i] = isa.Operand{Kind: o.kind, Text: text[o.start:o.end], Neg: o.neg}
+		switch n := o.r1 - o.r0; {
+		case n == 1:
+			all[i].Regs = p.regSlice(p.regs[o.r0])
+		case n > 1:
+			r := regs[k : k+n : k+n]
+			copy(r, p.regs[o.r0:o.r1])
+			all[i].Regs = r
+			k += n
+		}
+	}
+}
+
+// regSlice returns the shared one-element slice holding register r.
+func (p *parser) regSlice(r string) []string {
+	if s, ok := p.regCache[r]; ok {
+		return s
+	}
+	if p.regCache == nil {
+		p.regCache = make(map[string][]string)
+	}
+	s := p.allocStrs(1)
+	s[0] = r
+	p.regCache[r] = s
+	return s
 }

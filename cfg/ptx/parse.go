@@ -1,11 +1,13 @@
 package ptx
 
 import (
+	"bytes"
 	"fmt"
 	"go/token"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
@@ -28,7 +30,8 @@ type bailout struct{}
 // mode has AllErrors; the returned file is then partial but never nil.
 //
 // The strings of the result (opcodes, modifiers, register names, texts) are
-// substrings of one private copy of src, so the caller may reuse src.
+// substrings of src, which is not copied: the caller must not modify src
+// after the call while the result is in use.
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *isa.File, err error) {
 	p := &parser{mode: mode}
 	p.tf = fset.AddFile(filename, -1, len(src))
@@ -50,15 +53,39 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		p.out.Warnings.Sort()
 		f, err = p.out, p.errs.Err()
 	}()
-	p.tf.SetLinesForContent(src)
+	if !p.tf.SetLines(lineStarts(src)) {
+		p.tf.SetLinesForContent(src)
+	}
 	if off, what := firstBinary(src); off >= 0 {
 		p.errorf(off, "not a PTX text file: %s at byte offset %d", what, off)
 		return
 	}
-	p.src = string(src)
+	// The result's strings alias src: no copy of the input is made.
+	p.src = unsafe.String(unsafe.SliceData(src), len(src))
 	p.parseModule()
 	return
 }
+
+// lineStarts returns the offsets of the line starts of src, as
+// token.File.SetLinesForContent computes them, in a slice of exact size.
+func lineStarts(src []byte) []int {
+	n := 1 + bytes.Count(src, newline)
+	if len(src) > 0 && src[len(src)-1] == '\n' {
+		n-- // no line starts at the end of the file
+	}
+	lines := make([]int, 1, n)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 || i+j+1 >= len(src) {
+			break
+		}
+		i += j + 1
+		lines = append(lines, i)
+	}
+	return lines
+}
+
+var newline = []byte{'\n'}
 
 // firstBinary returns the offset of the first NUL byte or invalid UTF-8
 // sequence in src, or -1.
@@ -112,16 +139,20 @@ type parser struct {
 	nl      bool    // a newline precedes the current token
 	prevEnd int     // end offset of the last operand token
 
-	fileNames map[int]string // .file table
-	locs      []locFix
-	funcIdx   map[string]int // index in out.Funcs by name
-	loc       *isa.SourceLoc // last .loc
+	fileNames map[int]string            // .file table
+	locs      map[locKey]*isa.SourceLoc // file names resolved at the end
+	funcIdx   map[string]int            // index in out.Funcs by name
+	loc       *isa.SourceLoc            // last .loc
 
 	// per function
-	fn       *isa.Func
-	bareRegs map[string]bool // registers declared without '%'
-	refs     []labelRef      // branch targets to check at the end of the body
-	labelOff []labelRef      // where labels were defined
+	fn        *isa.Func
+	bareRegs  map[string]bool     // registers declared without '%'
+	refs      []labelRef          // branch targets to check at the end of the body
+	body      []*isa.Instr        // instructions of the body (scratch)
+	labels    map[string]int      // labels of the body (scratch)
+	modsCache map[string][]string // modifier slices by opcode text
+	regCache  map[string][]string // one-register slices by name
+	labelOff  []labelRef          // where labels were defined
 
 	// per instruction scratch
 	tb   []byte
@@ -223,16 +254,13 @@ func (p *parser) parseModule() {
 	for p.tok != tEOF {
 		p.parseTopStmt()
 	}
-	for _, l := range p.locs {
-		l.loc.File = p.fileNames[l.file] // "" when the index is unknown
+	for k, loc := range p.locs {
+		loc.File = p.fileNames[k.file] // "" when the index is unknown
 	}
 }
 
-// locFix is a .loc whose file name is resolved at the end of the module.
-type locFix struct {
-	loc  *isa.SourceLoc
-	file int
-}
+// locKey identifies a .loc directive.
+type locKey struct{ file, line, col int }
 
 func (p *parser) parseTopStmt() {
 	switch p.tok {
@@ -420,8 +448,18 @@ func (p *parser) parseLoc() {
 	}
 	// NVVM writes the .file table after the functions: names are filled
 	// in at the end of the module.
-	p.loc = &isa.SourceLoc{Line: nums[1], Col: nums[2]}
-	p.locs = append(p.locs, locFix{p.loc, nums[0]})
+	// Identical .loc directives share one *SourceLoc (debug builds repeat
+	// a few hundred locations thousands of times).
+	key := locKey{nums[0], nums[1], nums[2]}
+	loc, ok := p.locs[key]
+	if !ok {
+		if p.locs == nil {
+			p.locs = make(map[locKey]*isa.SourceLoc)
+		}
+		loc = &isa.SourceLoc{Line: nums[1], Col: nums[2]}
+		p.locs[key] = loc
+	}
+	p.loc = loc
 	p.next()
 }
 
@@ -702,7 +740,11 @@ func (p *parser) parseBody(fn *isa.Func) {
 	p.bareRegs = nil
 	p.refs = p.refs[:0]
 	p.labelOff = p.labelOff[:0]
-	fn.Labels = make(map[string]int)
+	p.body = p.body[:0]
+	clear(p.labels)
+	if p.labels == nil {
+		p.labels = make(map[string]int)
+	}
 	depth := 1
 	p.next()
 	for {
@@ -754,6 +796,13 @@ func (p *parser) parseBody(fn *isa.Func) {
 }
 
 func (p *parser) finishBody(fn *isa.Func) {
+	// Exact-size copies of the scratch slice and map.
+	fn.Instrs = make([]*isa.Instr, len(p.body))
+	copy(fn.Instrs, p.body)
+	fn.Labels = make(map[string]int, len(p.labels))
+	for l, i := range p.labels {
+		fn.Labels[l] = i
+	}
 	for _, r := range p.refs {
 		if _, ok := fn.Labels[r.name]; !ok {
 			p.errorf(r.off, "undefined label %s", r.name)
@@ -808,7 +857,7 @@ func (p *parser) parseLabel() {
 			return
 		}
 	}
-	if _, dup := fn.Labels[name]; dup {
+	if _, dup := p.labels[name]; dup {
 		prev := ""
 		for _, l := range p.labelOff {
 			if l.name == name {
@@ -819,7 +868,7 @@ func (p *parser) parseLabel() {
 		p.errorf(off, "label %s redefined%s", name, prev)
 		return
 	}
-	fn.Labels[name] = len(fn.Instrs)
+	p.labels[name] = len(p.body)
 	p.labelOff = append(p.labelOff, labelRef{name, off})
 }
 
