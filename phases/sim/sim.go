@@ -17,15 +17,19 @@
 // order. ret and exit issue nothing. Predicated instructions issue and occupy
 // their unit whether or not the guard holds (the simulator executes no data).
 //
-// Block barriers (bar.sync, bar.red) end a section. Under the default
-// BarrierDrain semantics the barrier itself issues nothing; a warp that
-// reaches it stops issuing; when every warp of the block has reached it, the
-// section ends at the cycle the last result of the block is ready, and every
-// warp may issue its next instruction at that cycle (units idle, registers
-// ready: the next section starts from a fresh state, like a fresh block).
-// BarrierIssue is the alternative: bar.sync is issued on the unit its opcode
-// maps to, and the warps continue one cycle after the last warp issued it,
-// with results of the previous section possibly still in flight.
+// Block barriers (bar.sync, bar.red) end a section and issue nothing
+// (docs/model.md). Under the default BarrierReach semantics a warp reaches
+// the barrier at the cycle it could issue its next instruction (one cycle
+// after its last issue, or the previous release, or 0); when every warp of
+// the block has reached it, the block is released at the latest reaching
+// cycle, and every warp may issue its next instruction from that cycle on.
+// Results of the previous section may still be in flight and units busy:
+// the scoreboard and the FIFOs carry over. Two alternatives serve
+// experiments: BarrierDrain releases only when, in addition, every result of
+// the block is ready (each section then starts from an idle SM, exactly as
+// the per-section isolation profiles assume); BarrierIssue issues bar.sync
+// on the unit its opcode maps to and releases one cycle after the last warp
+// issued it.
 //
 // The block ends when the last result of the last warp is ready; that cycle
 // is the makespan.
@@ -51,9 +55,12 @@ const MaxWarps = 64
 type BarrierMode uint8
 
 const (
+	// BarrierReach (the model of docs/model.md): bar.sync issues nothing;
+	// the warps continue when every warp has reached it.
+	BarrierReach BarrierMode = iota
 	// BarrierDrain: bar.sync issues nothing; the warps continue when every
 	// warp has reached it and every result of the block is ready.
-	BarrierDrain BarrierMode = iota
+	BarrierDrain
 	// BarrierIssue: bar.sync issues on its unit; the warps continue one
 	// cycle after the last warp issued it.
 	BarrierIssue
@@ -61,6 +68,8 @@ const (
 
 func (m BarrierMode) String() string {
 	switch m {
+	case BarrierReach:
+		return "reach"
 	case BarrierDrain:
 		return "drain"
 	case BarrierIssue:
@@ -69,15 +78,17 @@ func (m BarrierMode) String() string {
 	return "barrier?"
 }
 
-// ParseBarrierMode parses "drain" or "issue".
+// ParseBarrierMode parses "reach" (or ""), "drain" or "issue".
 func ParseBarrierMode(s string) (BarrierMode, error) {
 	switch s {
-	case "drain", "":
+	case "reach", "":
+		return BarrierReach, nil
+	case "drain":
 		return BarrierDrain, nil
 	case "issue":
 		return BarrierIssue, nil
 	}
-	return 0, fmt.Errorf("unknown barrier semantics %q (want drain or issue)", s)
+	return 0, fmt.Errorf("unknown barrier semantics %q (want reach, drain or issue)", s)
 }
 
 const (
@@ -199,7 +210,7 @@ func compilePath(hw *hwdesc.Desc, path []*isa.Instr, mode BarrierMode, unitOf ma
 		if isBar {
 			c.op = opBarrier
 			pr.bars++
-			if mode == BarrierDrain {
+			if mode != BarrierIssue {
 				c.unit = -1
 				c.chk, c.def, c.end = int32(len(pr.pool)), int32(len(pr.pool)), int32(len(pr.pool))
 				pr.ins = append(pr.ins, c)
@@ -256,12 +267,12 @@ func (p *Program) Issues() int64 { return p.issues }
 // Path returns warp w's instruction path.
 func (p *Program) Path(w int) []*isa.Instr { return p.warps[w].path }
 
-// Event is the timing of one instruction of one warp. For a barrier under
-// BarrierDrain, Issue is the cycle the warp reached it, Start and Ready the
-// cycle the block was released.
+// Event is the timing of one instruction of one warp. For a barrier that
+// issues nothing (BarrierReach, BarrierDrain), Issue is the cycle the warp
+// reached it, Start and Ready the cycle the block was released.
 type Event struct {
 	Index   int           // index in the warp's path
-	Unit    int           // unit index; -1 for a drain barrier
+	Unit    int           // unit index; -1 for a barrier that issues nothing
 	Barrier bool          // a block barrier
 	Issue   hwdesc.Cycles // issue cycle
 	Start   hwdesc.Cycles // start of initiation
@@ -327,7 +338,8 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			res.Timeline[w] = make([]Event, len(pr.ins))
 		}
 	}
-	drain := p.Barrier == BarrierDrain
+	quiet := p.Barrier != BarrierIssue // barriers issue nothing
+	var reachMax int64
 
 	var ready, arrived uint64 // ready: may issue now; arrived: at a barrier
 	var arrival int64         // issue mode: latest barrier issue
@@ -347,8 +359,9 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			return 0 // done
 		}
 		in := &x.pr.ins[x.pc]
-		if in.op == opBarrier && drain {
+		if in.op == opBarrier && quiet {
 			arrived |= 1 << uint(w)
+			reachMax = max(reachMax, from)
 			if opt.Timeline {
 				res.Timeline[w][x.pc] = Event{Index: int(in.index), Unit: -1, Barrier: true, Issue: hwdesc.Cycles(from)}
 			}
@@ -383,18 +396,22 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 				break // every warp is done
 			}
 			// Every active warp is at a barrier: release the block.
-			rel := t
-			if drain {
-				rel = max(rel, maxReady)
-			} else {
+			var rel int64
+			switch p.Barrier {
+			case BarrierReach:
+				rel = reachMax
+			case BarrierDrain:
+				rel = max(reachMax, maxReady)
+			default:
 				rel = arrival + 1
 			}
+			reachMax = 0
 			res.Releases = append(res.Releases, hwdesc.Cycles(rel))
 			m := arrived
 			arrived = 0
 			for ; m != 0; m &= m - 1 {
 				w := bits.TrailingZeros64(m)
-				if drain {
+				if quiet {
 					if opt.Timeline {
 						ev := &res.Timeline[w][ws[w].pc]
 						ev.Start, ev.Ready = hwdesc.Cycles(rel), hwdesc.Cycles(rel)
@@ -434,7 +451,7 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 		// The warp's next instruction, inline for the common case.
 		if x.pc < len(x.pr.ins) {
 			nx := &x.pr.ins[x.pc]
-			if nx.op == opBarrier && drain {
+			if nx.op == opBarrier && quiet {
 				ready |= enter(w, t, t)
 				continue
 			}

@@ -148,6 +148,21 @@ func TestHandSchedules(t *testing.T) {
 			want: "w0: 0/0/11 bar(1>12) 12/12/23\nw1: 1/1/12 bar(2>12) 13/13/24\nmakespan 24",
 		},
 		{
+			// Reach barrier (the model): the warps continue at the cycle the
+			// last one reached it (w1, at 2), with w1's result still in
+			// flight; w1's next instruction writes r1, not r0, so it issues.
+			name: "barrier/reach", policy: "lrr", mode: sim.BarrierReach,
+			text: "-- hw --\nA 1 10\n-- warps 0-1 --\nA r0\nbar.sync\nA r1\n",
+			want: "w0: 0/0/11 bar(1>2) 2/2/13\nw1: 1/1/12 bar(2>2) 3/3/14\nmakespan 14",
+		},
+		{
+			// Reach barrier: a dependence across the barrier waits for the
+			// result of the previous section; the other warp goes first.
+			name: "barrier/reach-dep", policy: "lrr", mode: sim.BarrierReach,
+			text: "-- hw --\nA 1 10\nB 2 0\n-- warp 0 --\nA r0\nbar.sync\nB r1 = r0\n-- warp 1 --\nB r0\nB r2\nbar.sync\nB r1\n",
+			want: "w0: 0/0/11 bar(1>3) 11/11/13\nw1: 1/1/3 2/3/5 bar(3>3) 3/5/7\nmakespan 13",
+		},
+		{
 			// Issue barrier: bar.sync issues on A; the warps continue one
 			// cycle after the last one issued it.
 			name: "barrier/issue", policy: "lrr", mode: sim.BarrierIssue,
@@ -202,7 +217,7 @@ func TestVerifyRandom(t *testing.T) {
 	cfg := simtest.Config{MaxWarps: 8, MaxInstrs: 40}
 	for seed := int64(1); seed <= 300; seed++ {
 		c := simtest.Generate(cfg, seed)
-		for _, mode := range []sim.BarrierMode{sim.BarrierDrain, sim.BarrierIssue} {
+		for _, mode := range []sim.BarrierMode{sim.BarrierReach, sim.BarrierDrain, sim.BarrierIssue} {
 			p, err := sim.Compile(c.HW, c.Warps, mode)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
@@ -231,7 +246,7 @@ func TestVerifyRandom(t *testing.T) {
 				if err := p.Verify(r, check); err != nil {
 					t.Fatalf("seed %d %s %s: %v\n%s", seed, mode, ps, err, c.Format())
 				}
-				if mode == sim.BarrierDrain {
+				{
 					for w, evs := range r.Timeline {
 						for k, e := range evs {
 							if ie := iso[w].Timeline[0][k]; e.Ready < ie.Ready && !e.Barrier {

@@ -31,7 +31,7 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 		e       Event
 		bar     int // index of the barrier this event is (-1) or follows
 		isBar   bool
-		drain   bool  // a drain barrier (not issued)
+		drain   bool  // a barrier that issues nothing
 		earlist int64 // earliest cycle the instruction could issue
 	}
 	evs := make([][]ev, nw)
@@ -54,7 +54,7 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 				return fmt.Errorf("verify: warp %d: timeline entry %d is instruction %d, want %d", w, k, e.Index, i)
 			}
 			isBar := in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
-			x := ev{w: w, k: k, in: in, e: e, bar: bars, isBar: isBar, drain: isBar && p.Barrier == BarrierDrain}
+			x := ev{w: w, k: k, in: in, e: e, bar: bars, isBar: isBar, drain: isBar && p.Barrier != BarrierIssue}
 			if isBar {
 				bars++
 			}
@@ -114,23 +114,25 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 	rel := make([]hwdesc.Cycles, nb)
 	for b := 0; b < nb; b++ {
 		var want hwdesc.Cycles
-		if p.Barrier == BarrierDrain {
-			if b > 0 {
-				want = rel[b-1]
-			}
-			for w := 0; w < nw; w++ {
-				for _, x := range evs[w] {
-					if x.bar == b && !x.isBar {
-						want = max(want, x.e.Ready)
+		for w := 0; w < nw; w++ {
+			for i, x := range evs[w] {
+				switch {
+				case x.isBar && x.bar == b && x.drain:
+					// reached one cycle after the previous issue, at the
+					// previous release, or at 0
+					var reach hwdesc.Cycles
+					if i > 0 {
+						if y := evs[w][i-1]; y.drain {
+							reach = rel[b-1]
+						} else {
+							reach = y.e.Issue + 1
+						}
 					}
-				}
-			}
-		} else {
-			for w := 0; w < nw; w++ {
-				for _, x := range evs[w] {
-					if x.isBar && x.bar == b {
-						want = max(want, x.e.Issue+1)
-					}
+					want = max(want, reach)
+				case x.isBar && x.bar == b:
+					want = max(want, x.e.Issue+1)
+				case p.Barrier == BarrierDrain && x.bar <= b:
+					want = max(want, x.e.Ready)
 				}
 			}
 		}
@@ -244,7 +246,8 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 }
 
 // finished reports whether an event is over at cycle c: an issued
-// instruction issued before c, a drain barrier released at or before c.
+// instruction issued before c, a barrier that issues nothing released at
+// or before c.
 func finished(e Event, drain bool, c hwdesc.Cycles) bool {
 	if drain {
 		return e.Start <= c

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -31,24 +32,29 @@ func numCases() int {
 // policy per case in the property tests.
 const adversarialBudget = 12
 
-func paperGUB(c *Case) (hwdesc.Cycles, error) {
-	p, err := c.Profile()
-	if err != nil {
-		return 0, err
-	}
-	return PaperGUB(p), nil
-}
-
 type outcome struct {
 	seed int64
-	v    *Violation
+	o    Outcome
+	b    Bounds
 	err  error
 }
 
-// sweep checks cases first..first+n-1 on all cores and returns the
-// failures, by seed.
-func sweep(cfg Config, first int64, n int, bound func(*Case) (hwdesc.Cycles, error)) (fails []outcome, issued int64) {
+func (x outcome) unsound() bool { return x.o.Makespan > x.b.Bound || x.o.Isolated > x.b.Bound }
+func (x outcome) paper() bool   { return x.o.Makespan > x.b.PaperGUB || x.o.Isolated > x.b.PaperGUB }
+
+type sweepResult struct {
+	cases, issued  int64
+	unsound, paper []outcome // first few of each, by seed
+	errs           []outcome
+	maxRatio       float64 // largest makespan / bound
+	maxPaperRatio  float64 // largest makespan / paper GUB
+	sumRatio       float64
+}
+
+// sweep checks cases first..first+n-1 on all cores.
+func sweep(cfg Config, first int64, n int) *sweepResult {
 	var mu sync.Mutex
+	res := &sweepResult{}
 	next := first
 	var wg sync.WaitGroup
 	for k := 0; k < runtime.GOMAXPROCS(0); k++ {
@@ -59,52 +65,104 @@ func sweep(cfg Config, first int64, n int, bound func(*Case) (hwdesc.Cycles, err
 				mu.Lock()
 				seed := next
 				next++
-				stop := seed >= first+int64(n) || len(fails) >= 5
+				stop := seed >= first+int64(n) || len(res.unsound) >= 5 || len(res.errs) >= 5
 				mu.Unlock()
 				if stop {
 					return
 				}
 				c := Generate(cfg, seed)
-				v, err := Check(c, seed, adversarialBudget, bound)
-				mu.Lock()
-				if v != nil || err != nil {
-					fails = append(fails, outcome{seed, v, err})
+				x := outcome{seed: seed}
+				x.b, x.err = ComputeBounds(c)
+				if x.err == nil {
+					x.o, x.err = Worst(c, seed, adversarialBudget)
 				}
-				if p, err := sim.Compile(c.HW, c.Warps, sim.BarrierDrain); err == nil {
-					issued += p.Issues()
+				var issued int64
+				if p, err := sim.Compile(c.HW, c.Warps, sim.BarrierReach); err == nil {
+					issued = p.Issues()
+				}
+				mu.Lock()
+				res.cases++
+				res.issued += issued
+				switch {
+				case x.err != nil:
+					res.errs = append(res.errs, x)
+				default:
+					if x.unsound() {
+						res.unsound = append(res.unsound, x)
+					}
+					if x.paper() && len(res.paper) < 20 {
+						res.paper = append(res.paper, x)
+					}
+					if x.b.Bound > 0 {
+						r := float64(x.o.Makespan) / float64(x.b.Bound)
+						res.maxRatio = max(res.maxRatio, r)
+						res.sumRatio += r
+					}
+					if x.b.PaperGUB > 0 {
+						res.maxPaperRatio = max(res.maxPaperRatio, float64(x.o.Makespan)/float64(x.b.PaperGUB))
+					}
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return fails, issued
+	for _, l := range [][]outcome{res.unsound, res.paper, res.errs} {
+		sort.Slice(l, func(i, j int) bool { return l[i].seed < l[j].seed })
+	}
+	return res
+}
+
+// shrinkFailing shrinks the case of a seed while pred holds of its
+// outcome and bounds.
+func shrinkFailing(seed int64, pred func(Outcome, Bounds) bool) (*Case, Outcome, Bounds) {
+	holds := func(c *Case) bool {
+		b, err := ComputeBounds(c)
+		if err != nil {
+			return false
+		}
+		o, err := Worst(c, seed, adversarialBudget)
+		return err == nil && pred(o, b)
+	}
+	m := Shrink(Generate(Config{}, seed), holds)
+	b, _ := ComputeBounds(m)
+	o, _ := Worst(m, seed, adversarialBudget)
+	return m, o, b
 }
 
 // TestSoundness is the soundness property test: on random blocks (random
 // descriptions with 1–6 units, init 1–12, lat 0–400; 1–32 warps running
 // identical or different paths of 1–200 instructions with dependencies,
-// guards, multi-destination instructions and barriers), every policy's
-// makespan and every warp's isolated duration is at most the bound.
-// A failing case is shrunk and printed in the simtest format, ready to
-// be kept under testdata/.
+// guards, multi-destination instructions and barriers), the makespan under
+// LRR, GTO, a random policy and the adversarial search (barrier semantics
+// of docs/model.md; LRR and GTO also with drained barriers), and every
+// warp's isolated duration, are at most the bound of package bound. A
+// failing case is shrunk and printed in the simtest format, ready to be
+// kept under testdata/. Cases above the ECRTS 2025 GUB (which the project
+// reports but does not rely on) are logged, shrunk, but do not fail.
 func TestSoundness(t *testing.T) {
 	n := numCases()
 	start := time.Now()
-	fails, issued := sweep(Config{}, 1, n, paperGUB)
-	t.Logf("%d cases, %d warp-instructions per policy, %d failures, %v", n, issued, len(fails), time.Since(start).Round(time.Millisecond))
-	for _, f := range fails {
-		if f.err != nil {
-			t.Errorf("seed %d: %v", f.seed, f.err)
-			continue
+	res := sweep(Config{}, 1, n)
+	mean := 0.0
+	if res.cases > 0 {
+		mean = res.sumRatio / float64(res.cases)
+	}
+	t.Logf("%d cases, %d warp-instructions per run, %d above the bound, %d above the paper GUB, %d errors; makespan/bound max %.4f mean %.4f; makespan/paper GUB max %.4f; %v",
+		res.cases, res.issued, len(res.unsound), len(res.paper), len(res.errs), res.maxRatio, mean, res.maxPaperRatio, time.Since(start).Round(time.Millisecond))
+	for _, x := range res.errs {
+		t.Errorf("seed %d: %v", x.seed, x.err)
+	}
+	for _, x := range res.unsound {
+		m, o, b := shrinkFailing(x.seed, func(o Outcome, b Bounds) bool { return o.Makespan > b.Bound || o.Isolated > b.Bound })
+		t.Errorf("UNSOUND seed %d: %v > bound %d; shrunk: %v, bound %d\n%s", x.seed, x.o, x.b.Bound, o, b.Bound, m.Format())
+	}
+	for i, x := range res.paper {
+		if i >= 3 {
+			break
 		}
-		c := Generate(Config{}, f.seed)
-		min := Shrink(c, func(c *Case) bool {
-			v, err := Check(c, f.seed, adversarialBudget, paperGUB)
-			return err == nil && v != nil
-		})
-		v, _ := Check(min, f.seed, adversarialBudget, paperGUB)
-		t.Errorf("seed %d: %v; shrunk: %v\n%s", f.seed, f.v, v, min.Format())
+		m, o, b := shrinkFailing(x.seed, func(o Outcome, b Bounds) bool { return o.Makespan > b.PaperGUB || o.Isolated > b.PaperGUB })
+		t.Logf("paper GUB exceeded, seed %d: %v > GUB %d; shrunk: %v, GUB %d, bound %d\n%s", x.seed, x.o, x.b.PaperGUB, o, b.PaperGUB, b.Bound, m.Format())
 	}
 }
 
@@ -138,25 +196,34 @@ func TestIsolationMatchesEngine(t *testing.T) {
 			}
 			off += sec.Duration
 		}
-		p, err := sim.Compile(c.HW, c.Warps, sim.BarrierDrain)
-		if err != nil {
-			t.Fatal(err)
+		// Drained barriers start each section from an idle SM, as the
+		// profiles do; with the model's barriers (reach) sections overlap,
+		// so only barrier-free paths must agree.
+		modes := []sim.BarrierMode{sim.BarrierDrain}
+		if len(cl.Sections) == 1 {
+			modes = append(modes, sim.BarrierReach)
 		}
-		r, err := p.Run(sim.Policy{Kind: sim.GTO}, sim.Options{Timeline: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []sim.Event
-		for _, ev := range r.Timeline[0] {
-			if !ev.Barrier {
-				got = append(got, ev)
+		for _, mode := range modes {
+			p, err := sim.Compile(c.HW, c.Warps, mode)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Fatalf("seed %d: simulator vs phases engine (-engine +sim):\n%s\n%s", seed, d, c.Format())
-		}
-		if r.Makespan != cl.Duration {
-			t.Fatalf("seed %d: simulated makespan %d, engine duration %d\n%s", seed, r.Makespan, cl.Duration, c.Format())
+			r, err := p.Run(sim.Policy{Kind: sim.GTO}, sim.Options{Timeline: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []sim.Event
+			for _, ev := range r.Timeline[0] {
+				if !ev.Barrier {
+					got = append(got, ev)
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("seed %d, barriers %s: simulator vs phases engine (-engine +sim):\n%s\n%s", seed, mode, d, c.Format())
+			}
+			if r.Makespan != cl.Duration {
+				t.Fatalf("seed %d, barriers %s: simulated makespan %d, engine duration %d\n%s", seed, mode, r.Makespan, cl.Duration, c.Format())
+			}
 		}
 	}
 }
