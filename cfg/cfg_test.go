@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
 // view is an exported, pointer-free summary of a graph for cmp.Diff.
@@ -561,5 +562,57 @@ func TestCallGraph(t *testing.T) {
 	}
 	if pos["ping"] != pos["pong"] || pos["leaf"] > pos["rec"] || pos["rec"] > pos["k"] {
 		t.Errorf("SCC order wrong: %v", pos)
+	}
+}
+
+// TestAnalyzer runs the pass through the driver, with invariant checks, on
+// a kernel and a device function, and checks its diagnostics.
+func TestAnalyzer(t *testing.T) {
+	f, err := cfgtest.Parse(`
+.func dev
+	@p brx
+	ret
+.entry k
+	@p bra B
+A:
+	add
+B:
+	@q bra A
+SPIN:
+	bra SPIN
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pass.Run([]*pass.Analyzer{cfg.Analyzer}, f, pass.Options{AllFuncs: true, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Funcs) != 2 {
+		t.Fatalf("analysed %d functions, want 2 (device function included)", len(res.Funcs))
+	}
+	for _, fn := range res.Funcs {
+		if _, ok := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph); !ok {
+			t.Errorf("%s: no *cfg.Graph result", fn.Name)
+		}
+	}
+	var got []string
+	for _, d := range res.Diagnostics() {
+		got = append(got, fmt.Sprintf("%s %s %s: %s", f.Fset.Position(d.Pos), d.Func, d.Category, d.Message))
+	}
+	want := []string{
+		`test.s:3:2 dev unresolved-indirect-branch: indirect branch "@p brx" has no known targets`,
+		`test.s:5:1 k no-exit: function k never reaches its exit`,
+		`test.s:8:2 k irreducible-loop: irreducible loop: 2 blocks entered at [b1 b2]`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics mismatch (-want +got):\n%s", diff)
+	}
+	var buf strings.Builder
+	if err := cfg.Analyzer.Format(&buf, res.Get(cfg.Analyzer, res.Funcs[0]).Result); err != nil || !strings.HasPrefix(buf.String(), "func dev device\n") {
+		t.Errorf("Format: %v\n%s", err, buf.String())
 	}
 }

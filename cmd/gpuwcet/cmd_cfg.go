@@ -74,6 +74,7 @@ func cfgAction(c *cli.Context) error {
 		}
 	}
 	used := map[string]int{}
+	selected := 0
 	var stdout bytes.Buffer
 	var jsonFuncs []*cfg.JSON
 	for _, path := range c.Args().Slice() {
@@ -91,13 +92,7 @@ func cfgAction(c *cli.Context) error {
 		if err := res.Err(); err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		if len(res.Funcs) == 0 {
-			what := "kernel"
-			if opts.AllFuncs {
-				what = "function"
-			}
-			return codef(ExitBadInput, "cfg: %s: no %s selected (device functions need --all-funcs)", path, what)
-		}
+		selected += len(res.Funcs)
 		for _, fn := range res.Funcs {
 			g := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
 			var buf bytes.Buffer
@@ -139,6 +134,13 @@ func cfgAction(c *cli.Context) error {
 				return withCode(ExitBadInput, err)
 			}
 		}
+	}
+	if selected == 0 {
+		what := "kernel"
+		if opts.AllFuncs {
+			what = "function"
+		}
+		return codef(ExitBadInput, "cfg: no %s selected (device functions need --all-funcs)", what)
 	}
 	if format == "json" && outDir == "" {
 		if err := writeCFGJSON(&stdout, jsonFuncs); err != nil {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const cfgTestPTX = `.version 7.8
+.target sm_80
+.address_size 64
+
+.func (.param .b32 r) dev(.param .b32 a)
+{
+	.reg .b32 %r<2>;
+	ld.param.u32 %r1, [a];
+	st.param.b32 [r+0], %r1;
+	ret;
+}
+
+.visible .entry k1(.param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [n];
+$L__BB0_1:
+	add.s32 %r1, %r1, -1;
+	setp.gt.s32 %p1, %r1, 0;
+	@%p1 bra $L__BB0_1;
+	ret;
+}
+
+.visible .entry k2()
+{
+	ret;
+}
+`
+
+func runCFG(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(append([]string{"gpuwcet", "cfg"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeCFGInput(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in.ptx")
+	if err := os.WriteFile(path, []byte(cfgTestPTX), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCFGText(t *testing.T) {
+	in := writeCFGInput(t)
+	code, out, errs := runCFG(t, in)
+	if code != ExitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "func k1 kernel\n") || !strings.Contains(out, "func k2 kernel\n") || strings.Contains(out, "func dev") {
+		t.Errorf("want kernels k1 and k2 only:\n%s", out)
+	}
+	if !strings.Contains(out, "loop 0 header b1 $L__BB0_1 line 19 depth 1") {
+		t.Errorf("loop line missing:\n%s", out)
+	}
+	_, out, _ = runCFG(t, "--all-funcs", "--kernel", "^dev$", in)
+	if !strings.HasPrefix(out, "func dev device\n") || strings.Contains(out, "func k") {
+		t.Errorf("--all-funcs --kernel ^dev$:\n%s", out)
+	}
+}
+
+func TestCFGOutDirAndJSON(t *testing.T) {
+	in := writeCFGInput(t)
+	dir := t.TempDir()
+	code, out, errs := runCFG(t, "--format", "dot", "--out", dir, "--check", in)
+	if code != ExitOK || errs != "" || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, name := range []string{"k1.dot", "k2.dot"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.HasPrefix(data, []byte(`digraph "`)) {
+			t.Errorf("%s: %v %q", name, err, data)
+		}
+	}
+	code, out, _ = runCFG(t, "--format", "json", "--kernel", "k1", in)
+	if code != ExitOK {
+		t.Fatalf("json: exit %d", code)
+	}
+	var doc struct {
+		Format string `json:"format"`
+		Funcs  []struct {
+			Name   string `json:"name"`
+			Blocks []struct {
+				Kind string `json:"kind"`
+			} `json:"blocks"`
+			Loops []struct {
+				HeaderLabel string `json:"header_label"`
+			} `json:"loops"`
+		} `json:"funcs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if doc.Format != "gpuwcet-cfg/1" || len(doc.Funcs) != 1 || doc.Funcs[0].Name != "k1" ||
+		len(doc.Funcs[0].Loops) != 1 || doc.Funcs[0].Loops[0].HeaderLabel != "$L__BB0_1" {
+		t.Errorf("json document: %+v", doc)
+	}
+	_, again, _ := runCFG(t, "--format", "json", "--kernel", "k1", in)
+	if again != out {
+		t.Errorf("json output not deterministic")
+	}
+}
+
+func TestCFGErrors(t *testing.T) {
+	in := writeCFGInput(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "svg", in}, `unknown --format "svg"`},
+		{[]string{"--kernel", "nomatch", in}, "no kernel selected"},
+		{[]string{"--kernel", "(", in}, "--kernel"},
+		{[]string{}, "no input file"},
+	} {
+		code, _, errs := runCFG(t, tt.args...)
+		if code != ExitBadInput || !strings.Contains(errs, tt.want) {
+			t.Errorf("cfg %v: exit %d, stderr %q, want exit %d and %q", tt.args, code, errs, ExitBadInput, tt.want)
+		}
+	}
+}
