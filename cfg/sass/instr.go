@@ -58,11 +58,12 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 	var lo uint64
 	hasLo := false
 	for i+1 < j && s[i] == '/' && s[i+1] == '*' {
-		k := strings.Index(s[i:j], "*/")
+		k := strings.Index(s[i+2:j], "*/")
 		if k < 0 {
 			p.errorf(at(i), "unterminated comment")
 			return
 		}
+		k += 2
 		inner := strings.TrimSpace(s[i+2 : i+k])
 		if h, ok := strings.CutPrefix(inner, "0x"); ok {
 			v, err := strconv.ParseUint(h, 16, 64)
@@ -91,7 +92,7 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 	// Trailing encoding.
 	if strings.HasSuffix(s[i:j], "*/") {
 		k := strings.LastIndex(s[i:j], "/*")
-		if k < 0 {
+		if k < 0 || i+k+2 > j-2 {
 			p.errorf(at(j-2), "unmatched */")
 			return
 		}

@@ -251,7 +251,7 @@ func isLabel(s string) bool {
 
 // loneEncoding recognises "/* 0x001c5800fe0007f6 */".
 func loneEncoding(s string) (uint64, bool) {
-	if !strings.HasPrefix(s, "/*") || !strings.HasSuffix(s, "*/") {
+	if len(s) < 4 || !strings.HasPrefix(s, "/*") || !strings.HasSuffix(s, "*/") {
 		return 0, false
 	}
 	in := strings.TrimSpace(s[2 : len(s)-2])
