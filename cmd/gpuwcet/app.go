@@ -28,6 +28,8 @@ func commands() []*cli.Command {
 		boundCommand,
 		passesCommand,
 		hwCommand,
+		simulateCommand,
+		experimentCommand,
 	}
 }
 

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"io"
+	"regexp"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+	"github.com/gpuwcet/gpuwcet/phases/sim"
+)
+
+var simulateCommand = &cli.Command{
+	Name:      "simulate",
+	Usage:     "simulate a thread block on the reference timing model (the judge of the bounds)",
+	ArgsUsage: "INPUT",
+	Description: `Simulates each kernel of INPUT (a simulator trace, or a kernel without
+branches replicated to --warps warps; the same paths as gpuwcet bound) on the
+reference timing model of docs/model.md: one SM, one instruction issued per
+cycle, per-warp scoreboard, one FIFO per functional unit, block barriers.
+Prints the makespan: the cycle at which the last result of the block is
+ready. --timeline lists every instruction's issue, start and ready cycles.
+
+Policies: lrr (loose round robin), gto (greedy then oldest), random:SEED (a
+uniformly random eligible warp each cycle, reproducible), priority:W,W,...
+(static priority order) and adversarial[:SEED[:BUDGET]] (a search for a
+long schedule; prints the witness policy, which replays it).
+
+--barriers selects the barrier semantics: reach (docs/model.md: warps
+continue when the last one reaches the barrier), drain (also wait until every
+result of the block is ready) or issue (bar.sync issues on its unit).`,
+	Flags: []cli.Flag{
+		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
+		&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., adversarial[:SEED[:BUDGET]]", Category: catTarget},
+		&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics: reach, drain or issue", Category: catTarget},
+		&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
+	},
+	Action: func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return codef(ExitBadInput, "simulate: want exactly one INPUT, got %d", c.NArg())
+		}
+		format := c.String("format")
+		if format != "text" && format != "json" {
+			return codef(ExitBadInput, "simulate: unknown --format %q (want text or json)", format)
+		}
+		if c.Int("warps") < 0 {
+			return codef(ExitBadInput, "simulate: --warps must be positive, got %d", c.Int("warps"))
+		}
+		pol, err := sim.ParsePolicy(c.String("policy"))
+		if err != nil {
+			return codef(ExitBadInput, "simulate: --policy: %v", err)
+		}
+		mode, err := sim.ParseBarrierMode(c.String("barriers"))
+		if err != nil {
+			return codef(ExitBadInput, "simulate: --barriers: %v", err)
+		}
+		hw, err := hwdesc.Resolve(c.String("hw"))
+		if err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("simulate: --hw: %w", err))
+		}
+		file, err := loadFile(c, c.Args().First())
+		if err != nil {
+			return err
+		}
+		funcs, err := selectFuncs(file, c.String("kernel"))
+		if err != nil {
+			return codef(ExitBadInput, "simulate: %v", err)
+		}
+		if format == "json" && len(funcs) != 1 {
+			return codef(ExitBadInput, "simulate: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(funcs))
+		}
+		var out bytes.Buffer
+		for i, fn := range funcs {
+			blk, err := newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
+			if err != nil {
+				return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
+			}
+			r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
+			if err != nil {
+				return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
+			}
+			if format == "json" {
+				if err := writeSimJSON(&out, blk, r, pol, mode); err != nil {
+					return withCode(ExitBadInput, err)
+				}
+				continue
+			}
+			if i > 0 {
+				out.WriteByte('\n')
+			}
+			writeSimText(&out, file.Fset, blk, r, pol, mode)
+		}
+		_, err = c.App.Writer.Write(out.Bytes())
+		return err
+	},
+}
+
+// selectFuncs returns the kernels of file whose names match the regexp
+// (all kernels when it is empty); files without kernels (traces of device
+// functions) fall back to every function.
+func selectFuncs(file *isa.File, pattern string) ([]*isa.Func, error) {
+	var re *regexp.Regexp
+	if pattern != "" {
+		var err error
+		if re, err = regexp.Compile(pattern); err != nil {
+			return nil, fmt.Errorf("--kernel: %v", err)
+		}
+	}
+	cands := file.Kernels()
+	if len(cands) == 0 {
+		cands = file.Funcs
+	}
+	var out []*isa.Func
+	for _, fn := range cands {
+		if fn.Decl || (re != nil && !re.MatchString(fn.Name)) {
+			continue
+		}
+		out = append(out, fn)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no kernel selected", file.Name)
+	}
+	return out, nil
+}
+
+// simBlock is a kernel's block, compiled for the simulator.
+type simBlock struct {
+	fn     *isa.Func
+	hw     *hwdesc.Desc
+	warps  []int // the warp numbers, in block order
+	source string
+	prog   *sim.Program
+}
+
+// newSimBlock takes the paths of fn as package phases does (trace warps, or
+// the straight-line body replicated to warps warps) and compiles them.
+func newSimBlock(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps int, mode sim.BarrierMode) (*simBlock, error) {
+	paths, source, err := phases.Paths(fset, fn, warps)
+	if err != nil {
+		return nil, err
+	}
+	type wp struct {
+		warp int
+		path []*isa.Instr
+	}
+	var all []wp
+	for _, p := range paths {
+		for _, w := range p.Warps {
+			all = append(all, wp{w, p.Instrs})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].warp < all[j].warp })
+	b := &simBlock{fn: fn, hw: hw, source: source}
+	var ps [][]*isa.Instr
+	for _, x := range all {
+		b.warps = append(b.warps, x.warp)
+		ps = append(ps, x.path)
+	}
+	if b.prog, err = sim.Compile(hw, ps, mode); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn.Name, err)
+	}
+	return b, nil
+}
+
+func writeSimText(w io.Writer, fset *token.FileSet, b *simBlock, r *sim.Result, pol sim.Policy, mode sim.BarrierMode) {
+	fmt.Fprintf(w, "kernel %s: %d warps (%s), hw %s, policy %s, barriers %s\n", b.fn.Name, len(b.warps), b.source, b.hw.Name, pol, mode)
+	if r.Policy != pol.String() {
+		fmt.Fprintf(w, "witness policy: %s\n", r.Policy)
+	}
+	fmt.Fprintf(w, "makespan %d cycles, %d instructions issued\n", r.Makespan, r.Issued)
+	if len(r.Releases) > 0 {
+		fmt.Fprintf(w, "barrier releases:")
+		for _, c := range r.Releases {
+			fmt.Fprintf(w, " %d", c)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Timeline == nil {
+		return
+	}
+	for i, evs := range r.Timeline {
+		path := b.prog.Path(i)
+		fmt.Fprintf(w, "warp %d: ends at %d\n", b.warps[i], r.WarpEnd[i])
+		fmt.Fprintf(w, "  %5s %7s %7s %7s  %-10s %s\n", "index", "issue", "start", "ready", "unit", "instruction")
+		for _, e := range evs {
+			unit := "-"
+			if e.Unit >= 0 {
+				unit = b.hw.Units[e.Unit].Name
+			}
+			kind := ""
+			if e.Barrier && e.Unit < 0 {
+				kind = " (reached; released at start)"
+			}
+			fmt.Fprintf(w, "  %5d %7d %7d %7d  %-10s %s%s\n", e.Index, e.Issue, e.Start, e.Ready, unit, path[e.Index].Text, kind)
+		}
+	}
+}
+
+type simJSON struct {
+	Tool           string        `json:"tool"`
+	Version        string        `json:"version"`
+	Format         string        `json:"format"`
+	Func           string        `json:"func"`
+	HW             string        `json:"hw"`
+	Warps          int           `json:"warps"`
+	Source         string        `json:"source"`
+	Policy         string        `json:"policy"`
+	Witness        string        `json:"witness_policy"`
+	Barriers       string        `json:"barriers"`
+	MakespanCycles int64         `json:"makespan_cycles"`
+	Issued         int64         `json:"issued"`
+	WarpEnd        []int64       `json:"warp_end_cycles"`
+	Releases       []int64       `json:"barrier_release_cycles"`
+	Timeline       []simJSONWarp `json:"timeline,omitempty"`
+}
+
+type simJSONWarp struct {
+	Warp   int            `json:"warp"`
+	Instrs []simJSONInstr `json:"instrs"`
+}
+
+type simJSONInstr struct {
+	Index   int    `json:"index"`
+	Text    string `json:"text"`
+	Unit    string `json:"unit,omitempty"`
+	Barrier bool   `json:"barrier,omitempty"`
+	Issue   int64  `json:"issue"`
+	Start   int64  `json:"start"`
+	Ready   int64  `json:"ready"`
+}
+
+func writeSimJSON(w io.Writer, b *simBlock, r *sim.Result, pol sim.Policy, mode sim.BarrierMode) error {
+	j := simJSON{
+		Tool: "gpuwcet", Version: version, Format: "gpuwcet.simulate/1",
+		Func: b.fn.Name, HW: b.hw.Name, Warps: len(b.warps), Source: b.source,
+		Policy: pol.String(), Witness: r.Policy, Barriers: mode.String(),
+		MakespanCycles: int64(r.Makespan), Issued: r.Issued,
+		WarpEnd: []int64{}, Releases: []int64{},
+	}
+	for _, c := range r.WarpEnd {
+		j.WarpEnd = append(j.WarpEnd, int64(c))
+	}
+	for _, c := range r.Releases {
+		j.Releases = append(j.Releases, int64(c))
+	}
+	for i, evs := range r.Timeline {
+		path := b.prog.Path(i)
+		jw := simJSONWarp{Warp: b.warps[i], Instrs: []simJSONInstr{}}
+		for _, e := range evs {
+			ji := simJSONInstr{Index: e.Index, Text: path[e.Index].Text, Barrier: e.Barrier,
+				Issue: int64(e.Issue), Start: int64(e.Start), Ready: int64(e.Ready)}
+			if e.Unit >= 0 {
+				ji.Unit = b.hw.Units[e.Unit].Name
+			}
+			jw.Instrs = append(jw.Instrs, ji)
+		}
+		j.Timeline = append(j.Timeline, jw)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
