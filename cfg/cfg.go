@@ -193,13 +193,19 @@ type Loop struct {
 	Parent   *Loop   // the innermost enclosing loop, or nil
 	Children []*Loop // directly nested loops, by header index
 	Depth    int     // 1 for an outermost loop
-
-	in []bool // membership by block index
 }
 
-// Contains reports whether b is in the loop's body.
+// Contains reports whether b is in the loop's body, in O(loop depth).
 func (l *Loop) Contains(b *Block) bool {
-	return b.Index < len(l.in) && l.in[b.Index]
+	for x := b.Loop; x != nil; x = x.Parent {
+		if x == l {
+			return true
+		}
+		if x.Depth <= l.Depth {
+			return false
+		}
+	}
+	return false
 }
 
 // Label returns the first label of the loop header, or "" when it has none

@@ -483,7 +483,8 @@ func TestCheckCatchesCorruption(t *testing.T) {
 	}{
 		{"pred", func(g *cfg.Graph) { g.Blocks[1].Preds = nil }, "preds"},
 		{"kind", func(g *cfg.Graph) { g.Blocks[0].Kind = cfg.BlockJump }, "jump block"},
-		{"loop", func(g *cfg.Graph) { g.Blocks[1].Loop = g.Loops[0] }, "innermost"},
+		{"loop", func(g *cfg.Graph) { g.Loops[0].Depth = 2 }, "outermost with depth 2"},
+		{"loopblocks", func(g *cfg.Graph) { g.Loops[0].Blocks = g.Loops[0].Blocks[1:] }, "membership"},
 		{"instrs", func(g *cfg.Graph) { g.Blocks[1].Instrs = g.Blocks[1].Instrs[:0] }, "empty block"},
 		{"reach", func(g *cfg.Graph) { g.Blocks[1].Reachable = false }, "Reachable"},
 	} {

@@ -36,17 +36,19 @@ func (g *Graph) findLoops() {
 	}
 	sort.Slice(byHeader, func(i, j int) bool { return byHeader[i].Header.Index < byHeader[j].Header.Index })
 
-	// Bodies.
+	// Bodies, marking membership with the loop's stamp in a shared array
+	// (a bitmap per loop would be quadratic on large kernels).
+	mark := make([]int32, nb)
 	var stack []*Block
-	for _, l := range byHeader {
-		l.in = make([]bool, nb)
-		l.in[l.Header.Index] = true
-		count := 1
+	for k, l := range byHeader {
+		stamp := int32(k + 1)
+		mark[l.Header.Index] = stamp
+		body := []*Block{l.Header}
 		stack = stack[:0]
 		for _, t := range l.Latches {
-			if !l.in[t.Index] {
-				l.in[t.Index] = true
-				count++
+			if mark[t.Index] != stamp {
+				mark[t.Index] = stamp
+				body = append(body, t)
 				stack = append(stack, t)
 			}
 		}
@@ -55,22 +57,18 @@ func (g *Graph) findLoops() {
 			stack = stack[:len(stack)-1]
 			for _, e := range b.Preds {
 				p := e.From
-				if p.Reachable && !l.in[p.Index] {
-					l.in[p.Index] = true
-					count++
+				if p.Reachable && mark[p.Index] != stamp {
+					mark[p.Index] = stamp
+					body = append(body, p)
 					stack = append(stack, p)
 				}
 			}
 		}
-		l.Blocks = make([]*Block, 0, count)
-		for i, ok := range l.in {
-			if ok {
-				l.Blocks = append(l.Blocks, g.Blocks[i])
-			}
-		}
+		sort.Slice(body, func(i, j int) bool { return body[i].Index < body[j].Index })
+		l.Blocks = body
 		for _, b := range l.Blocks {
 			for _, e := range b.Succs {
-				if e.To == g.Exit || !l.in[e.To.Index] {
+				if e.To == g.Exit || mark[e.To.Index] != stamp {
 					l.Exits = append(l.Exits, e)
 				}
 			}
