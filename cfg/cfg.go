@@ -15,6 +15,13 @@ const (
 	EdgeJump                            // an unguarded branch (bra, bra.uni, BRA)
 	EdgeIndirect                        // one target of an indirect branch (brx.idx, BRX)
 	EdgeExit                            // to the virtual exit: ret, exit, trap, or the end of the body
+
+	// EdgeResume appears only in derived (warp-level) graphs (see Derive):
+	// the lanes running one side of a divergent branch reached the
+	// reconvergence point, or exited, and the warp resumes the lanes of
+	// the next pending side (or of the loop they left early). No
+	// thread-level edge corresponds to it.
+	EdgeResume
 )
 
 var edgeKindNames = [...]string{
@@ -23,6 +30,7 @@ var edgeKindNames = [...]string{
 	EdgeJump:        "jump",
 	EdgeIndirect:    "indirect",
 	EdgeExit:        "exit",
+	EdgeResume:      "resume",
 }
 
 func (k EdgeKind) String() string {
@@ -96,6 +104,11 @@ type Graph struct {
 	// than one block, ordered by their smallest block index.
 	Irreducible []*Region
 
+	// Orig is nil for a graph built by Build. For a derived graph (see
+	// Derive: the warp-level graphs of the divergence pass) it is the
+	// thread-level graph whose blocks the derived blocks copy.
+	Orig *Graph
+
 	// Dominator trees, for O(1) Dominates and PostDominates.
 	dom, pdom domTree
 }
@@ -135,6 +148,11 @@ type Block struct {
 
 	// Loop is the innermost natural loop containing the block, or nil.
 	Loop *Loop
+
+	// Orig is nil in a graph built by Build. In a derived graph (see
+	// Derive) it is the block of Graph.Orig this block copies; several
+	// blocks may copy the same one.
+	Orig *Block
 
 	// dominator bookkeeping, indexed like the trees
 	idom, ipdom *Block

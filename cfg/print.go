@@ -60,6 +60,9 @@ func Format(w io.Writer, g *Graph) error {
 		fmt.Fprintf(bw, "%s: [%s] %s preds %s succs %s idom %s ipdom %s depth %d",
 			b, strings.Join(b.Labels, " "), b.Kind, edgeList(b.Preds, false), edgeList(b.Succs, true),
 			blockOrDash(b.idom), blockOrDash(b.ipdom), b.LoopDepth())
+		if b.Orig != nil {
+			bw.WriteString(" orig " + b.Orig.Name())
+		}
 		if !b.Reachable {
 			bw.WriteString(" unreachable")
 		}

@@ -19,6 +19,11 @@ var NaiveCheckLimit = 4000
 // cross-links, reachability, both dominator trees against the naive
 // algorithm, and the loop nest. It returns nil or an error listing the
 // first violations.
+//
+// A derived graph (Graph.Orig set, see Derive) replaces the layout and
+// block-kind rules by: every block copies a block of Graph.Orig, and every
+// edge is an edge of the original block (same kind, to a copy of the same
+// target) or an EdgeResume.
 func (g *Graph) Check() error {
 	c := checker{g: g}
 	c.check()
@@ -65,7 +70,11 @@ func (c *checker) check() {
 	if len(g.Exit.Succs) != 0 || len(g.Exit.Instrs) != 0 {
 		c.errorf("exit has successors or instructions")
 	}
-	c.checkBlocks()
+	if g.Orig != nil {
+		c.checkDerived()
+	} else {
+		c.checkBlocks()
+	}
 	if len(c.errs) > 0 {
 		return // the rest assumes a well-formed graph
 	}
