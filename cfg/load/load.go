@@ -1,6 +1,6 @@
 // Package load reads an input listing or trace into the instruction model,
 // choosing the front end from the content: PTX (package ptx), GPGPU-Sim PTX
-// issue traces (package trace) or SASS listings (package sass, pending).
+// issue traces (package trace) or SASS listings (package sass).
 //
 // Detection looks at the lines in order and decides at the first line that
 // carries a marker:
@@ -32,6 +32,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
+	"github.com/gpuwcet/gpuwcet/cfg/sass"
 	"github.com/gpuwcet/gpuwcet/cfg/trace"
 )
 
@@ -99,9 +100,7 @@ func FileWith(fset *token.FileSet, filename string, src []byte, opts *Options) (
 			Module: ModulesIn(dir),
 		})
 	case SASS:
-		// SASS: the cfg/sass front end adds its case here
-		// (return sass.ParseFile(fset, filename, src, 0)).
-		return nil, fmt.Errorf("%s: %w", filename, ErrSASSUnsupported)
+		return sass.ParseFile(fset, filename, src, 0)
 	case Traceg:
 		return nil, fmt.Errorf("%s: %w", filename, ErrTracegUnsupported)
 	}
@@ -110,7 +109,6 @@ func FileWith(fset *token.FileSet, filename string, src []byte, opts *Options) (
 
 // Errors for recognised but unsupported inputs.
 var (
-	ErrSASSUnsupported   = errors.New("SASS listings are not supported yet")
 	ErrTracegUnsupported = errors.New("Accel-Sim SASS traces (.traceg) are not supported yet")
 )
 

@@ -24,6 +24,13 @@ ret;
 }
 `
 
+const sassSrc = `	code for sm_80
+		Function : k
+	.headerflags    @"EF_CUDA_SM80 EF_CUDA_PTX_SM(EF_CUDA_SM80)"
+        /*0000*/                   EXIT ;                                                /* 0x000000000000794d */
+                                                                                         /* 0x000fea0003800000 */
+`
+
 const traceSrc = "warp 0 :  PC=0x10 (k.ptx:8) ret;\nkernel_execution_time : 9"
 
 func TestDetect(t *testing.T) {
@@ -86,8 +93,9 @@ func TestFile(t *testing.T) {
 		{"forced ptx", ptxSrc, load.PTX, isa.DialectPTX, ""},
 		{"forced trace", traceSrc, load.Trace, isa.DialectTrace, ""},
 		{"forced trace on ptx", ptxSrc, load.Trace, 0, "in.txt:1:1: expected \"warp N"},
-		{"sass pending", "\tcode for sm_80\n", "", 0, "in.txt: SASS listings are not supported yet"},
-		{"forced sass", ptxSrc, load.SASS, 0, "in.txt: SASS listings are not supported yet"},
+		{"auto sass", sassSrc, "", isa.DialectSASS, ""},
+		{"forced sass", sassSrc, load.SASS, isa.DialectSASS, ""},
+		{"forced sass on ptx", ptxSrc, load.SASS, 0, "in.txt:"},
 		{"traceg", "-kernel name = k\n", "", 0, "in.txt: Accel-Sim SASS traces (.traceg) are not supported yet"},
 		{"empty", "", "", 0, "in.txt: empty file"},
 		{"garbage", "\x00\x01\x02", "", 0, "in.txt: binary data"},
