@@ -103,10 +103,18 @@ func Compute(p *phases.Profile) (*Result, error) {
 			}
 			sec.Classes = append(sec.Classes, &Warp{Warps: c.Warps, Duration: ps.Duration, Exec: ps.Exec, Interference: intf, Phases: ps.Phases})
 		}
-		for _, w := range sec.Classes {
-			w.WUB = w.Duration + totInt - w.Interference
+		ts := make([]Terms, len(sec.Classes))
+		for i, w := range sec.Classes {
+			ts[i] = Terms{Warps: len(w.Warps), Duration: w.Duration, Interference: w.Interference}
+		}
+		var wubs []hwdesc.Cycles
+		var err error
+		if sec.Bound, wubs, err = SectionBound(ts); err != nil {
+			return nil, fmt.Errorf("bound: %s: section %d: %w", p.Func, s, err)
+		}
+		for i, w := range sec.Classes {
+			w.WUB = wubs[i]
 			w.PaperWUB = w.Duration + totExec - w.Exec
-			sec.Bound = max(sec.Bound, w.WUB)
 			sec.GUB = max(sec.GUB, w.PaperWUB)
 		}
 		if sec.Bound > math.MaxInt64-r.Bound {
@@ -117,6 +125,44 @@ func Compute(p *phases.Profile) (*Result, error) {
 		r.Sections = append(r.Sections, sec)
 	}
 	return r, nil
+}
+
+// Terms are what the sound bound needs of one class of identical warps in
+// one section: the number of warps, and upper bounds of the isolated
+// duration and of the interference InitSum + Issued of one warp. The static
+// multi-path analysis (package phases/static) passes maxima over paths.
+type Terms struct {
+	Warps        int
+	Duration     hwdesc.Cycles
+	Interference hwdesc.Cycles
+}
+
+// SectionBound returns the sound bound of one section and the WUB of every
+// class: WUB(c) = Duration(c) + Σ_{other warps w'} Interference(w'), the
+// other warps being the Warps−1 other warps of c and all warps of the other
+// classes; the bound is the largest WUB (docs/model.md, "The bound and its
+// proof").
+func SectionBound(ts []Terms) (hwdesc.Cycles, []hwdesc.Cycles, error) {
+	var tot hwdesc.Cycles
+	for _, t := range ts {
+		if t.Warps < 1 || t.Duration < 0 || t.Interference < 0 {
+			return 0, nil, fmt.Errorf("invalid section terms: %d warps, duration %d, interference %d", t.Warps, t.Duration, t.Interference)
+		}
+		var ok bool
+		if tot, ok = addMul(tot, hwdesc.Cycles(t.Warps), t.Interference); !ok {
+			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+		}
+	}
+	var b hwdesc.Cycles
+	wubs := make([]hwdesc.Cycles, len(ts))
+	for i, t := range ts {
+		if t.Duration > math.MaxInt64/4 {
+			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+		}
+		wubs[i] = t.Duration + tot - t.Interference
+		b = max(b, wubs[i])
+	}
+	return b, wubs, nil
 }
 
 func addMul(acc, m, x hwdesc.Cycles) (hwdesc.Cycles, bool) {
