@@ -1,7 +1,14 @@
 package sim_test
 
 import (
+	"go/token"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
 
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/simtest"
@@ -53,4 +60,34 @@ func BenchmarkSimRandom32(b *testing.B) {
 
 func BenchmarkSimLRR4(b *testing.B) {
 	benchRun(b, benchProgram(b, 4, false), sim.Policy{Kind: sim.LRR})
+}
+
+// BenchmarkSimTraceLUD32 simulates the lud_diagonal Rodinia trace (2898
+// instructions, 31 barriers) replicated to 32 warps on ecrts25-orin-200.
+func BenchmarkSimTraceLUD32(b *testing.B) {
+	path := filepath.Join("..", "..", "..", "shared", "reference", "accelsim-singlewarp", "lud-rodinia-2.0-ft", "_Z12lud_diagonalPfii1.trace")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Skipf("../shared is absent: %v", err)
+	}
+	f, err := load.FileWith(token.NewFileSet(), path, src, &load.Options{Format: load.Auto})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hw, err := hwdesc.Resolve("ecrts25-orin-200")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fn := f.Funcs[0]
+	paths := make([][]*isa.Instr, 32)
+	for i := range paths {
+		paths[i] = fn.Trace.Warps[0].Instrs
+	}
+	p, err := sim.Compile(hw, paths, sim.BarrierReach)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pol := range []sim.Policy{{Kind: sim.LRR}, {Kind: sim.GTO}} {
+		b.Run(pol.String(), func(b *testing.B) { benchRun(b, p, pol) })
+	}
 }

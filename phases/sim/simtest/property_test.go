@@ -285,3 +285,39 @@ func TestFormatRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+var explore = flag.Int("explore", 0, "TestExploreSmall: number of small cases to search with a large adversarial budget (0: skip)")
+
+// TestExploreSmall searches small blocks (≤ 4 warps, ≤ 8 instructions, ≤ 3
+// units, short latencies) with a large adversarial budget for executions
+// above the sound bound (a failure) or above the ECRTS 2025 GUB (logged):
+//
+//	go test ./phases/sim/simtest -run TestExploreSmall -explore 20000
+func TestExploreSmall(t *testing.T) {
+	if *explore <= 0 {
+		t.Skip("-explore N not given")
+	}
+	cfg := Config{MaxWarps: 4, MaxInstrs: 8, MaxUnits: 3, MaxInit: 6, MaxLat: 12}
+	paper := 0
+	for seed := int64(1); seed <= int64(*explore); seed++ {
+		c := Generate(cfg, seed)
+		b, err := ComputeBounds(c)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		o, err := Worst(c, seed, 400)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if o.Makespan > b.Bound || o.Isolated > b.Bound {
+			t.Errorf("UNSOUND seed %d: %v > bound %d\n%s", seed, o, b.Bound, c.Format())
+		}
+		if o.Makespan > b.PaperGUB {
+			paper++
+			if paper <= 3 {
+				t.Logf("paper GUB exceeded, seed %d: %v > GUB %d (bound %d)\n%s", seed, o, b.PaperGUB, b.Bound, c.Format())
+			}
+		}
+	}
+	t.Logf("%d small cases, %d above the paper GUB", *explore, paper)
+}
