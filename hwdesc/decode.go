@@ -76,9 +76,10 @@ func syntaxError(name string, err error) error {
 // The schema's keys, by table ("" is the top level). A test checks them
 // against the struct tags.
 var schemaKeys = map[string][]string{
-	"":     {"name", "description", "version", "source", "arch", "isa", "clock_mhz", "mem_latency", "default_unit", "notes", "unit", "map"},
-	"unit": {"name", "init", "lat", "group", "count", "gpgpusim_latency", "doc"},
-	"map":  {"match", "unit", "reject", "doc"},
+	"":         {"name", "description", "version", "source", "arch", "isa", "clock_mhz", "mem_latency", "default_unit", "notes", "pipeline", "unit", "map"},
+	"pipeline": {"overhead", "branch_wait", "ret_issues", "barrier_issues", "doc"},
+	"unit":     {"name", "init", "lat", "group", "count", "gpgpusim_latency", "doc"},
+	"map":      {"match", "unit", "reject", "doc"},
 }
 
 // Likely confusions, checked before edit distance.
@@ -88,6 +89,7 @@ var keyAliases = map[string]string{
 	"clock": "clock_mhz", "clock_hz": "clock_mhz", "freq_mhz": "clock_mhz",
 	"units": "unit", "rule": "map", "rules": "map", "maps": "map",
 	"default": "default_unit", "description_": "description", "desc": "description",
+	"pipeline_overhead": "overhead", "branch": "branch_wait", "control_hazard": "branch_wait",
 }
 
 func hint(table, key string) string {
@@ -202,6 +204,8 @@ func setLines(d *Desc, secs []section) {
 			units = append(units, s)
 		case s.array && s.table == "map":
 			rules = append(rules, s)
+		case !s.array && s.table == "pipeline":
+			d.Pipeline.Line, d.Pipeline.Lines = s.line, s.keys
 		}
 	}
 	if len(units) == len(d.Units) {
@@ -221,7 +225,7 @@ func setLines(d *Desc, secs []section) {
 // reports the last occurrence of a key of an array of tables).
 func checkTypes(name string, raw map[string]any, secs []section) error {
 	var errs ErrorList
-	var top section
+	var top, pipe section
 	var units, rules []section
 	for _, s := range secs {
 		switch {
@@ -231,6 +235,8 @@ func checkTypes(name string, raw map[string]any, secs []section) error {
 			units = append(units, s)
 		case s.array && s.table == "map":
 			rules = append(rules, s)
+		case !s.array && s.table == "pipeline":
+			pipe = s
 		}
 	}
 	check := func(where string, m map[string]any, s *section, key, want string) {
@@ -265,6 +271,17 @@ func checkTypes(name string, raw map[string]any, secs []section) error {
 	check("", raw, &top, "clock_mhz", "number")
 	check("", raw, &top, "mem_latency", "integer")
 	check("", raw, &top, "notes", "string array")
+	if v, ok := raw["pipeline"]; ok {
+		if m, isTable := v.(map[string]any); !isTable {
+			errs.add(name, top.keys["pipeline"], "pipeline must be a table ([pipeline] section), not %s", tomlType(v))
+		} else {
+			check("pipeline: ", m, &pipe, "overhead", "integer")
+			check("pipeline: ", m, &pipe, "branch_wait", "string")
+			check("pipeline: ", m, &pipe, "doc", "string")
+			check("pipeline: ", m, &pipe, "ret_issues", "boolean")
+			check("pipeline: ", m, &pipe, "barrier_issues", "boolean")
+		}
+	}
 	elems := func(key string, secs []section, each func(i int, m map[string]any, s *section)) {
 		v, ok := raw[key]
 		if !ok {

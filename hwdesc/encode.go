@@ -42,6 +42,20 @@ func Encode(w io.Writer, d *Desc) error {
 		}
 		b.WriteString("]\n")
 	}
+	if p := d.Pipeline; p.Overhead != 0 || p.BranchWait != "" || p.RetIssues || p.BarrierIssues || p.Doc != "" {
+		b.WriteString("\n[pipeline]\n")
+		if p.Overhead != 0 {
+			cyc("overhead", p.Overhead)
+		}
+		str("branch_wait", p.BranchWait)
+		if p.RetIssues {
+			kv("ret_issues", "true")
+		}
+		if p.BarrierIssues {
+			kv("barrier_issues", "true")
+		}
+		str("doc", p.Doc)
+	}
 	for _, u := range d.Units {
 		b.WriteString("\n[[unit]]\n")
 		kv("name", tomlString(u.Name))

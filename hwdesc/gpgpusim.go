@@ -10,7 +10,15 @@ import (
 
 // ImporterVersion is recorded in imported descriptions; bump it when the
 // importer's output changes.
-const ImporterVersion = "1"
+const ImporterVersion = "2"
+
+// SimPipelineOverhead is the fixed issue-to-completion overhead of
+// GPGPU-Sim's pipeline beyond the configured latency (front end, operand
+// collection, write-back), measured in the single-warp reference runs
+// (reference-data.md §4.1: every ALU, INT, SP, SFU, DP and shared-load
+// class completes latency + 4 cycles after issue). Imported descriptions
+// carry it as [pipeline] overhead.
+const SimPipelineOverhead Cycles = 4
 
 // ImportOptions parameterise ImportGPGPUSim.
 type ImportOptions struct {
@@ -24,6 +32,13 @@ type ImportOptions struct {
 	// -gpgpu_perfect_mem 1 without a mem_impostor unit, where the global
 	// latency is not a configuration value.
 	MemLatency Cycles
+
+	// MemInit, when > 0, is the initiation interval of global loads and of
+	// the other LD/ST memory ops (stores, atomics) without a mem_impostor
+	// unit: GPGPU-Sim's LD/ST unit sends one memory access per cycle, so a
+	// warp instruction that generates A accesses keeps it A cycles. Default
+	// 1 (one access per warp instruction). Ignored with a mem_impostor.
+	MemInit Cycles
 }
 
 // ImportGPGPUSim converts a GPGPU-Sim configuration (gpgpusim.config) into
@@ -292,6 +307,8 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 		}
 	case o.MemLatency < 0:
 		c.errs.add(file, 0, "--mem-latency must be ≥ 1, got %d", o.MemLatency)
+	case o.MemInit < 0:
+		c.errs.add(file, 0, "--mem-init must be ≥ 1, got %d", o.MemInit)
 	case impostor:
 		gLat = c.int("-ptx_opcode_latency_mem_impostor", true, 0)
 		gInit = c.int("-ptx_opcode_initiation_mem_impostor", true, 1)
@@ -311,6 +328,15 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 	}
 	if gInit < 1 {
 		gInit = 1
+	}
+	ldstInit := int64(1)
+	if !impostor && o.MemInit > 0 {
+		gInit, ldstInit = int64(o.MemInit), int64(o.MemInit)
+		gWhy += fmt.Sprintf("; initiation %d (--mem-init: memory accesses per warp instruction, one per cycle through LD/ST)", o.MemInit)
+		if gLat < gInit {
+			c.errs.add(file, 0, "--mem-latency %d < --mem-init %d; GPGPU-Sim's latency includes the initiation interval", gLat, gInit)
+			return nil, c.errs.Err()
+		}
 	}
 
 	// Units.
@@ -400,12 +426,24 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 		addUnit("gmem", "ldst", 1, gLat, gInit, gWhy, "loads through the LD/ST unit other than ld.shared (global, local, param, const, generic), ldu, tex, tld4")
 	}
 	addUnit("smem", "ldst", 1, max(smem, 1), 1, at("-gpgpu_smem_latency")+" with initiation 1", "ld.shared and st.shared, without bank conflicts")
-	addUnit("ldst", "ldst", 1, gLat, 1, "the global-load latency ("+gWhy+")", "stores other than st.shared, atomics, membar, txq, wmma.load/store: LD/ST memory ops; conservatively timed as a global load")
+	addUnit("ldst", "ldst", 1, gLat, ldstInit, "the global-load latency ("+gWhy+")", "stores other than st.shared, atomics, membar, txq, wmma.load/store: LD/ST memory ops; conservatively timed as a global load")
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	d.MemLatency = Cycles(gLat)
 	d.DefaultUnit = "alu"
+	d.Pipeline = Pipeline{
+		Overhead:      SimPipelineOverhead,
+		BranchWait:    BranchWaitTaken,
+		RetIssues:     true,
+		BarrierIssues: true,
+		Doc: "GPGPU-Sim: every result completes latency + 4 cycles after issue (fixed front end, operand collection, write-back; " +
+			"measured in the single-warp runs, reference-data.md §4.1); a branch that redirects the warp flushes its instruction " +
+			"buffer (scheduler_unit::cycle, control hazard) and the next instruction issues when the branch completes; a branch that " +
+			"falls through leaves the buffer valid (the SIMT-stack PC equals the buffered PC), which the single-warp runs confirm " +
+			"(bfs Kernel2 ends at the taken-only bound, 65 cycles); ret, exit and bar.sync issue down the ALU path (BRANCH/RET/BARRIER ops) " +
+			"and the kernel ends when ret completes",
+	}
 
 	// Rules.
 	rule := func(unit, doc string, pats ...string) {
@@ -482,7 +520,8 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 	note("count: units per SM from %s, %s, %s, %s, %s; the analysis models one instance of each (-gpgpu_num_sched_per_core %s, -gpgpu_sub_core_model %s)",
 		at("-gpgpu_num_int_units"), at("-gpgpu_num_sp_units"), at("-gpgpu_num_dp_units"), at("-gpgpu_num_sfu_units"), at("-gpgpu_num_tensor_core_units"),
 		optVal(c, "-gpgpu_num_sched_per_core"), optVal(c, "-gpgpu_sub_core_model"))
-	note("not modelled: the fixed issue/operand-collection/write-back overhead of the simulator pipeline (about 4 cycles issue to completion in single-warp runs)")
+	note("pipeline: overhead %d = GPGPU-Sim's fixed issue-to-completion time beyond the configured latency (reference-data.md §4.1), added to every result; branch_wait taken, ret_issues, barrier_issues (see [pipeline] doc)", SimPipelineOverhead)
+	note("resources: units of one group run on one GPGPU-Sim functional unit (one dispatch register) and share one initiation FIFO in the analysis")
 
 	d.Notes = append(extra, situational...)
 	if err := d.Validate(); err != nil {

@@ -45,6 +45,12 @@ type Desc struct {
 	// derivation step.
 	Notes []string `toml:"notes,omitempty"`
 
+	// Pipeline holds the description-wide pipeline behaviour: a fixed
+	// result overhead, control hazards, and whether ret/exit and block
+	// barriers issue. The zero value is the ECRTS 2025 model (nothing
+	// added, no branch wait, ret/exit/bar.sync issue nothing).
+	Pipeline Pipeline `toml:"pipeline,omitempty"`
+
 	Units []Unit `toml:"unit"`
 	Map   []Rule `toml:"map"`
 
@@ -53,6 +59,54 @@ type Desc struct {
 	// Lines maps each top-level key to its line in File (nil when the
 	// description was not decoded from text).
 	Lines map[string]int `toml:"-"`
+}
+
+// Branch-wait settings (Pipeline.BranchWait).
+const (
+	BranchWaitNone  = "none"  // the default (also ""): a branch is an ordinary instruction
+	BranchWaitTaken = "taken" // after a branch that redirects the warp, it issues nothing until the branch's result is ready
+	BranchWaitAll   = "all"   // after every branch, taken or not
+)
+
+// Pipeline is the [pipeline] table of a description: behaviour of the
+// issue pipeline that is not a property of one unit.
+type Pipeline struct {
+	// Overhead is added to the ready time of every result: an
+	// instruction started at s is ready at s + init + lat + Overhead.
+	// It models the simulator's fixed front-end / operand-collection /
+	// write-back time, which GPGPU-Sim's configured latencies leave out.
+	Overhead Cycles `toml:"overhead,omitempty"`
+	// BranchWait is "none" (or ""), "taken" or "all": on which edges out
+	// of a branch (isa.KindBranch, KindIndirectBranch) the warp issues
+	// nothing until the branch's result is ready (its start + init + lat
+	// + Overhead): a control hazard.
+	BranchWait string `toml:"branch_wait,omitempty"`
+	// RetIssues: ret and exit issue on the unit their opcode is routed to
+	// and the warp ends when that result is ready (false: they issue
+	// nothing).
+	RetIssues bool `toml:"ret_issues,omitempty"`
+	// BarrierIssues: block barriers (bar.sync, bar.red) issue on the unit
+	// their opcode is routed to, as the last instruction of the section
+	// they end (false: they issue nothing).
+	BarrierIssues bool `toml:"barrier_issues,omitempty"`
+	// Doc says where these settings come from.
+	Doc string `toml:"doc,omitempty"`
+
+	Line  int            `toml:"-"` // line of the [pipeline] header; 0 if unknown
+	Lines map[string]int `toml:"-"` // line of each key; nil if unknown
+}
+
+// WaitsAfterBranch reports whether, after a branch, the warp waits for the
+// branch's result on an edge that redirects it (taken) or on the
+// fall-through edge (!taken).
+func (p *Pipeline) WaitsAfterBranch(taken bool) bool {
+	switch p.BranchWait {
+	case BranchWaitAll:
+		return true
+	case BranchWaitTaken:
+		return taken
+	}
+	return false
 }
 
 // Unit is a functional unit, or more precisely a timing class: a unit of
@@ -65,9 +119,10 @@ type Unit struct {
 	Init Cycles `toml:"init"` // initiation interval: cycles the unit is exclusive per instruction (≥ 1)
 	Lat  Cycles `toml:"lat"`  // cycles from the end of initiation to the result (≥ 0)
 
-	// Group names the hardware functional unit this timing class runs on
-	// ("" = its own). Units of one group share one dispatch port: a model
-	// faithful to the simulator serialises their initiations.
+	// Group names the hardware functional unit (the resource) this timing
+	// class runs on ("" = its own). Units of one group share one
+	// initiation FIFO: the analysis serialises their initiations, each
+	// instruction keeping its own class's init and lat (Resources).
 	Group string `toml:"group,omitempty"`
 	// Count is the number of instances of the hardware unit per SM
 	// (informational; 0 in a file means 1). All units of a group have the
@@ -110,6 +165,24 @@ func (d *Desc) GroupOf(u int) string {
 		return g
 	}
 	return d.Units[u].Name
+}
+
+// Resources returns the resource (hardware unit) of every unit: res[u] is
+// a dense index, in order of first appearance of each group, and n the
+// number of resources. Units of one group share one resource.
+func (d *Desc) Resources() (res []int, n int) {
+	res = make([]int, len(d.Units))
+	idx := map[string]int{}
+	for u := range d.Units {
+		g := d.GroupOf(u)
+		r, ok := idx[g]
+		if !ok {
+			r = len(idx)
+			idx[g] = r
+		}
+		res[u] = r
+	}
+	return res, len(idx)
 }
 
 // UnitIndex returns the index of the named unit in d.Units, or -1.

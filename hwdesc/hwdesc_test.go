@@ -3,6 +3,7 @@ package hwdesc
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,8 +68,9 @@ func TestDecodeErrorTypes(t *testing.T) {
 func TestSchemaKeys(t *testing.T) {
 	d := &Desc{Name: "n", Description: "d", Version: "v", Source: "s", Arch: "a", ISA: "ptx", ClockMHz: 1, MemLatency: 1,
 		DefaultUnit: "u", Notes: []string{"n"},
-		Units: []Unit{{Name: "u", Init: 1, Lat: 1, Group: "g", Count: 2, GPGPUSimLatency: 2, Doc: "d"}},
-		Map:   []Rule{{Match: "m", Unit: "u", Doc: "d"}, {Match: "r", Reject: "why"}}}
+		Pipeline: Pipeline{Overhead: 4, BranchWait: BranchWaitTaken, RetIssues: true, BarrierIssues: true, Doc: "d"},
+		Units:    []Unit{{Name: "u", Init: 1, Lat: 1, Group: "g", Count: 2, GPGPUSimLatency: 2, Doc: "d"}},
+		Map:      []Rule{{Match: "m", Unit: "u", Doc: "d"}, {Match: "r", Reject: "why"}}}
 	var b bytes.Buffer
 	if err := Encode(&b, d); err != nil {
 		t.Fatal(err)
@@ -83,7 +85,7 @@ func TestSchemaKeys(t *testing.T) {
 	}
 	for table, keys := range schemaKeys {
 		for _, k := range keys {
-			if !contains(got[table], k) && !(table == "" && (k == "unit" || k == "map")) {
+			if !contains(got[table], k) && !(table == "" && (k == "unit" || k == "map" || k == "pipeline")) {
 				t.Errorf("schema key %s.%s is not written by Encode", table, k)
 			}
 		}
@@ -188,4 +190,38 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
 		}
 	})
+}
+
+func TestPipeline(t *testing.T) {
+	base := "name = \"t\"\nclock_mhz = 1\ndefault_unit = \"u\"\n%s[[unit]]\nname = \"u\"\ninit = 1\nlat = 0\ngroup = \"g\"\n[[unit]]\nname = \"v\"\ninit = 2\nlat = 1\ngroup = \"g\"\n[[unit]]\nname = \"w\"\ninit = 1\nlat = 0\n"
+	for _, tt := range []struct{ pipe, err string }{
+		{"[pipeline]\nbranch_wait = \"sometimes\"\n", `x:5: pipeline: branch_wait "sometimes" is not one of`},
+		{"[pipeline]\noverhead = -1\n", `x:5: pipeline: overhead must be in`},
+		{"[pipeline]\nret_issues = 1\n", `x:5: pipeline: ret_issues must be a boolean, not integer`},
+		{"[pipeline]\nlatency = 1\n", `unknown key "pipeline.latency"`},
+	} {
+		_, err := Decode("x", []byte(fmt.Sprintf(base, tt.pipe)))
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%q: err = %v, want %q", tt.pipe, err, tt.err)
+		}
+	}
+	d, err := Decode("x", []byte(fmt.Sprintf(base, "[pipeline]\noverhead = 4\nbranch_wait = \"all\"\nret_issues = true\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := d.Pipeline; p.Overhead != 4 || !p.WaitsAfterBranch(false) || !p.RetIssues || p.BarrierIssues || p.Line != 4 {
+		t.Errorf("pipeline = %+v", p)
+	}
+	if res, n := d.Resources(); n != 2 || res[0] != res[1] || res[2] == res[0] {
+		t.Errorf("Resources = %v, %d; want u and v sharing one of 2", res, n)
+	}
+	for _, c := range []struct {
+		wait       string
+		taken, not bool
+	}{{"", false, false}, {"none", false, false}, {"taken", true, false}, {"all", true, true}} {
+		p := Pipeline{BranchWait: c.wait}
+		if p.WaitsAfterBranch(true) != c.taken || p.WaitsAfterBranch(false) != c.not {
+			t.Errorf("branch_wait %q: WaitsAfterBranch = %v/%v", c.wait, p.WaitsAfterBranch(true), p.WaitsAfterBranch(false))
+		}
+	}
 }

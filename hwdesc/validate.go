@@ -68,6 +68,14 @@ func (d *Desc) Validate() error {
 	if d.MemLatency < 0 || d.MemLatency > MaxCycles {
 		errs.add(f, line("mem_latency"), "mem_latency must be in [0, %d], got %d", MaxCycles, d.MemLatency)
 	}
+	if p := &d.Pipeline; p.Overhead < 0 || p.Overhead > MaxCycles {
+		errs.add(f, at(p.Lines, "overhead", p.Line), "pipeline: overhead must be in [0, %d], got %d", MaxCycles, p.Overhead)
+	}
+	switch d.Pipeline.BranchWait {
+	case "", BranchWaitNone, BranchWaitTaken, BranchWaitAll:
+	default:
+		errs.add(f, at(d.Pipeline.Lines, "branch_wait", d.Pipeline.Line), "pipeline: branch_wait %q is not one of \"none\", \"taken\", \"all\"", d.Pipeline.BranchWait)
+	}
 	if len(d.Units) == 0 {
 		errs.add(f, 0, "no [[unit]] defined")
 	}
