@@ -1,0 +1,255 @@
+package divergence
+
+import (
+	"fmt"
+	"go/token"
+	"io"
+	"reflect"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+)
+
+// Outcome is what one branch does for the warps of a class.
+type Outcome uint8
+
+const (
+	// Unknown: the condition is warp-uniform but its value is not known
+	// statically; the whole warp takes one side or the other (an ordinary
+	// CFG choice).
+	Unknown Outcome = iota
+	// Taken: every lane of the warp takes the branch (for a guarded ret or
+	// exit: every lane leaves).
+	Taken
+	// NotTaken: no lane takes the branch.
+	NotTaken
+	// Divergent: the lanes may disagree; both sides run, one after the
+	// other, under complementary masks, until reconvergence.
+	Divergent
+)
+
+var outcomeNames = [...]string{Unknown: "uniform-unknown", Taken: "always-taken", NotTaken: "never-taken", Divergent: "divergent"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "outcome?"
+}
+
+// Branch is one conditional control transfer of the thread-level CFG: a
+// guarded branch (bra, SASS @P BRA, guarded SYNC/BRK), an indirect branch
+// (brx.idx, BRX, JMX), or a guarded ret/exit.
+type Branch struct {
+	Block *cfg.Block // thread-level block the branch ends
+	Instr *isa.Instr
+
+	// Divergent reports that the condition (guard predicate, or index of an
+	// indirect branch) may differ between the lanes of a warp. It is false
+	// only when the condition is provably warp-uniform.
+	Divergent bool
+	// Reason explains the classification: the chain of registers from a
+	// thread-varying source to the condition, with lines.
+	Reason string
+	// Uni records a PTX .uni assertion. It is recorded, not trusted: a
+	// .uni branch whose condition is thread-dependent stays Divergent.
+	Uni bool
+	// Exit is set for a guarded ret or exit: lanes that leave never come
+	// back, so the warp-level CFG keeps both edges as alternatives.
+	Exit bool
+
+	// Reconv is the reconvergence point in the thread-level CFG: the SSY /
+	// BSSY / PBK target for SASS when it post-dominates the branch, else
+	// the immediate post-dominator; the virtual exit when there is none.
+	Reconv *cfg.Block
+	// ReconvFrom says where Reconv comes from: "ipdom", "ssy" (SASS SSY,
+	// BSSY or PBK target) or "exit" (no post-dominator: reconvergence at
+	// the end of the function).
+	ReconvFrom string
+	// Loops are the thread-level loops the branch may leave divergently
+	// (loops containing the branch but not Reconv), innermost first. Such a
+	// loop iterates for its slowest lane.
+	Loops []*cfg.Loop
+	// Serial is set when more than one side of a divergent branch can come
+	// back to the branch before reconverging: on a SIMT stack the lane
+	// groups then run their iterations one group after the other, so the
+	// iteration count of the loops in Loops is bounded by the sum, not the
+	// maximum, over lanes (at most 32 times the per-lane bound).
+	Serial bool
+
+	// Outcomes gives the outcome per class, indexed like Info.Classes.
+	Outcomes []Outcome
+}
+
+// Class is a set of warps with the same outcome on every branch; each class
+// is analysed once downstream, on its own warp-level CFG.
+type Class struct {
+	Index int
+	// Warps lists the warp indices in the thread block (warp k holds the
+	// linear thread ids 32k..32k+31, x fastest); nil when the launch
+	// configuration is unknown (the class stands for all warps).
+	Warps []int
+	// Lanes is the number of threads of each warp in Warps (32 except for
+	// a last, partial warp); nil when the launch configuration is unknown.
+	Lanes []int
+	Name  string // "warps 0-3", "warp 4", "all warps"
+
+	// Outcomes per branch, indexed like Info.Branches.
+	Outcomes []Outcome
+
+	// Graph is the warp-level CFG (cfg.Derive): a divergent branch runs
+	// both sides one after the other, in both orders, until
+	// reconvergence; resolved branches keep only the edge taken. Every
+	// block's Orig is the thread-level block it copies.
+	Graph *cfg.Graph
+	// Depth gives, per warp-level block, the number of enclosing
+	// divergent branches whose sides it runs under (0: the warp's full
+	// mask at that point).
+	Depth map[*cfg.Block]int
+	// Reconv marks warp-level blocks at which a divergent branch
+	// reconverges (the frame of the branch was popped on entering them).
+	Reconv map[*cfg.Block]bool
+	// DivergentLoops are the thread-level loops some divergent branch of
+	// this class may leave with only part of the warp (loop bound = max
+	// over lanes, or sum over lane groups when SerialLoops says so).
+	DivergentLoops []*cfg.Loop
+	SerialLoops    map[*cfg.Loop]bool
+}
+
+// Info is the result of the divergence pass for one function.
+type Info struct {
+	Graph  *cfg.Graph // the thread-level CFG
+	Launch pass.Launch
+
+	// Branches are the conditional branches in block order.
+	Branches []*Branch
+	// Classes are the warp classes; at least one.
+	Classes []*Class
+
+	// varying maps each thread-varying register to the cause.
+	varying map[string]*cause
+	byBlock map[*cfg.Block]*Branch
+}
+
+// IsDivergent reports whether the branch ending thread-level block b may
+// diverge (under the uniformity analysis, before per-warp resolution).
+func (i *Info) IsDivergent(b *cfg.Block) bool {
+	br := i.byBlock[b]
+	return br != nil && br.Divergent
+}
+
+// Branch returns the branch ending thread-level block b, or nil.
+func (i *Info) Branch(b *cfg.Block) *Branch { return i.byBlock[b] }
+
+// Reconverge returns the reconvergence point of the branch ending
+// thread-level block b, or nil when b ends no conditional branch.
+func (i *Info) Reconverge(b *cfg.Block) *cfg.Block {
+	if br := i.byBlock[b]; br != nil {
+		return br.Reconv
+	}
+	return nil
+}
+
+// Varying reports whether register reg may hold different values in the
+// lanes of a warp (flow-insensitively: anywhere in the function).
+func (i *Info) Varying(reg string) bool { return i.varying[reg] != nil }
+
+// VaryingRegs returns the thread-varying registers, sorted.
+func (i *Info) VaryingRegs() []string { return sortedKeys(i.varying) }
+
+// Options tune Analyze.
+type Options struct {
+	// MaxBlocks bounds the size of each warp-level CFG; Analyze fails with
+	// a *LimitError past it. Zero means DefaultMaxBlocks.
+	MaxBlocks int
+	// MaxSides bounds the number of distinct sides of a divergent indirect
+	// branch (all orders are enumerated). Zero means 3.
+	MaxSides int
+}
+
+// DefaultMaxBlocks is the default bound on the blocks of a warp-level CFG.
+const DefaultMaxBlocks = 20000
+
+// LimitError reports a warp-level CFG that would exceed Options.MaxBlocks.
+type LimitError struct {
+	Func   string
+	Class  string
+	Limit  int
+	Thread int // blocks of the thread-level CFG
+	Pos    token.Position
+	What   string
+}
+
+func (e *LimitError) Error() string {
+	p := ""
+	if e.Pos.IsValid() {
+		p = e.Pos.String() + ": "
+	}
+	return fmt.Sprintf("%sdivergence: %s: %s: warp-level CFG exceeds %d blocks (thread-level CFG has %d): %s",
+		p, e.Func, e.Class, e.Limit, e.Thread, e.What)
+}
+
+// Category of the diagnostics reported by Analyzer.
+const (
+	CategoryDivergent = "divergent-branch"
+	CategoryUni       = "uni-not-trusted"
+)
+
+// Analyzer classifies branches and builds the warp-level CFGs. Its result
+// is a *Info.
+var Analyzer = &pass.Analyzer{
+	Name: "divergence",
+	Doc: `classify branches as uniform or divergent and build warp-level CFGs
+
+The divergence pass finds the registers that may differ between the lanes
+of a warp (values derived from %tid, %laneid, %lanemask_*, %clock, loads
+from thread-dependent addresses or per-thread memory, atomics, shuffles,
+votes, unknown opcodes, and values merged after a divergent branch),
+classifies every conditional branch as uniform or possibly divergent with
+the reason, resolves branches per warp when the launch configuration is
+known (thread-index ranges, kernel arguments, launch dimensions), groups
+warps with identical outcomes into classes, and builds per class a
+warp-level CFG in which a divergent branch runs both sides one after the
+other until reconvergence (docs/divergence.md).`,
+	Requires:   []*pass.Analyzer{cfg.Analyzer},
+	ResultType: reflect.TypeOf((*Info)(nil)),
+	Run:        run,
+	Format: func(w io.Writer, result any) error {
+		info, ok := result.(*Info)
+		if !ok {
+			return fmt.Errorf("divergence: result of type %T", result)
+		}
+		return Format(w, info)
+	},
+	Check: func(result any) error {
+		info, ok := result.(*Info)
+		if !ok {
+			return fmt.Errorf("divergence: result of type %T", result)
+		}
+		for _, c := range info.Classes {
+			if err := c.Graph.Check(); err != nil {
+				return fmt.Errorf("divergence: %s: %w", c.Name, err)
+			}
+		}
+		return nil
+	},
+}
+
+func run(p *pass.Pass) (any, error) {
+	g, ok := p.ResultOf[cfg.Analyzer].(*cfg.Graph)
+	if !ok {
+		return nil, fmt.Errorf("divergence: no cfg result")
+	}
+	info, err := Analyze(g, p.Launch, Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, br := range info.Branches {
+		if br.Uni && br.Divergent {
+			p.Reportf(br.Instr.Pos, pass.Warning, CategoryUni,
+				"branch asserted .uni but its condition is thread-dependent (not trusted): %s", br.Reason)
+		}
+	}
+	return info, nil
+}

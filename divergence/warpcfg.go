@@ -1,0 +1,347 @@
+package divergence
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+)
+
+// The warp-level CFG of a class is built by exploring states (thread-level
+// block, stack of frames). A frame is pushed when the warp enters one side
+// of a divergent branch: it names the reconvergence point R, the sides
+// still to run (pending) and, for a lane group that leaves a loop early,
+// the loop side to resume instead of R. When the active lanes reach R (or
+// exit), the warp runs the next pending side (an EdgeResume edge), and
+// after the last one pops the frame and continues at R with the lanes of
+// the enclosing frame. Each distinct state becomes one block copying its
+// thread-level block, so the graph is a cfg.Graph on which dominators,
+// loops, Check, Format and cfgdot work unchanged.
+//
+// Orders: a divergent branch gets one successor per order of its
+// non-empty sides (taken first, as measured on Pascal, and fall-through
+// first, as other SIMT-stack implementations may do); the timing analysis
+// takes the worst. A side equal to R is empty and is not run.
+//
+// Loops: a divergent branch one of whose sides comes back to it before R
+// (a loop exit, or a branch in a loop whose reconvergence is outside the
+// loop) does not push a frame on its looping sides: the warp stays in the
+// loop as long as one lane does, so the branch keeps its thread-level
+// edges as alternatives and the loop stays a loop. For each exiting side
+// S (S != R) there is one more alternative: the lanes leaving now run S
+// up to R, then the warp resumes the looping side (frame with resume).
+
+const exitIdx = -1
+
+type frame struct {
+	r       int   // reconvergence block index, or exitIdx
+	pending []int // sides still to run
+	resume  int   // block to resume after R (loop exits), or -2
+}
+
+const noResume = -2
+
+type state struct {
+	b   int // thread-level block index, or exitIdx
+	ctx []frame
+}
+
+func (s state) key() string {
+	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(s.b))
+	for _, f := range s.ctx {
+		sb.WriteString("|")
+		sb.WriteString(strconv.Itoa(f.r))
+		sb.WriteString(":")
+		for _, p := range f.pending {
+			sb.WriteString(strconv.Itoa(p))
+			sb.WriteString(",")
+		}
+		sb.WriteString(":")
+		sb.WriteString(strconv.Itoa(f.resume))
+	}
+	return sb.String()
+}
+
+func push(ctx []frame, f frame) []frame {
+	out := make([]frame, len(ctx), len(ctx)+1)
+	copy(out, ctx)
+	return append(out, f)
+}
+
+// normalize applies reconvergence: while the target is the top frame's R
+// (or the exit), run the next pending side, or pop the frame.
+func normalize(t int, ctx []frame) (int, []frame) {
+	for len(ctx) > 0 {
+		top := ctx[len(ctx)-1]
+		if t != top.r && t != exitIdx {
+			break
+		}
+		rest := ctx[:len(ctx)-1:len(ctx)-1]
+		if len(top.pending) > 0 {
+			t = top.pending[0]
+			ctx = push(rest, frame{r: top.r, pending: top.pending[1:], resume: top.resume})
+			continue
+		}
+		ctx = rest
+		if top.resume != noResume {
+			t = top.resume
+			continue
+		}
+		if t == exitIdx && top.r != exitIdx {
+			// The active lanes exited; the lanes waiting at R go on.
+			t = top.r
+		}
+	}
+	return t, ctx
+}
+
+type warpBuilder struct {
+	g        *cfg.Graph
+	branches map[*cfg.Block]int // thread block -> index in Branches
+	brs      []*Branch
+	out      []Outcome
+	max      int
+	maxSides int
+	fn       string
+	class    string
+
+	states []state
+	index  map[string]int
+	queue  []int
+	edges  [][]wedge
+}
+
+type wedge struct {
+	to   int // state index, or exitIdx
+	kind cfg.EdgeKind
+}
+
+func (w *warpBuilder) blockIdx(b *cfg.Block) int {
+	if b == w.g.Exit {
+		return exitIdx
+	}
+	return b.Index
+}
+
+func (w *warpBuilder) node(t int, ctx []frame) (int, error) {
+	if t == exitIdx {
+		return exitIdx, nil
+	}
+	s := state{b: t, ctx: ctx}
+	k := s.key()
+	if i, ok := w.index[k]; ok {
+		return i, nil
+	}
+	if len(w.states) >= w.max {
+		return 0, &LimitError{Func: w.fn, Class: w.class, Limit: w.max, Thread: len(w.g.Blocks),
+			What: "too many divergent paths to enumerate (nested divergence or divergent loops); raise the limit or give the launch configuration"}
+	}
+	i := len(w.states)
+	w.states = append(w.states, s)
+	w.edges = append(w.edges, nil)
+	w.index[k] = i
+	w.queue = append(w.queue, i)
+	return i, nil
+}
+
+// add adds an edge from state i towards thread block t (in context ctx)
+// taken along a thread-level edge of kind k.
+func (w *warpBuilder) add(i int, t int, ctx []frame, k cfg.EdgeKind) error {
+	nt, nctx := normalize(t, ctx)
+	if nt != t {
+		k = cfg.EdgeResume
+	}
+	j, err := w.node(nt, nctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range w.edges[i] {
+		if e.to == j {
+			return nil
+		}
+	}
+	w.edges[i] = append(w.edges[i], wedge{to: j, kind: k})
+	return nil
+}
+
+func (w *warpBuilder) build() (*cfg.Graph, map[*cfg.Block]int, map[*cfg.Block]bool, error) {
+	w.index = map[string]int{}
+	if _, err := w.node(0, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	for len(w.queue) > 0 {
+		i := w.queue[0]
+		w.queue = w.queue[1:]
+		if err := w.expand(i); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	// Number blocks by thread-level block, then discovery order; the
+	// entry state stays first.
+	order := make([]int, len(w.states))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		if order[a] == 0 || order[b] == 0 {
+			return order[a] == 0 && order[b] != 0
+		}
+		return w.states[order[a]].b < w.states[order[b]].b
+	})
+	pos := make([]int, len(w.states))
+	origins := make([]*cfg.Block, len(w.states))
+	for p, i := range order {
+		pos[i] = p
+		origins[p] = w.g.Blocks[w.states[i].b]
+	}
+	wg, err := cfg.Derive(w.g, origins)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	depth := map[*cfg.Block]int{}
+	reconv := map[*cfg.Block]bool{}
+	for p, i := range order {
+		from := wg.Blocks[p]
+		depth[from] = len(w.states[i].ctx)
+		for _, e := range w.edges[i] {
+			to := wg.Exit
+			if e.to != exitIdx {
+				to = wg.Blocks[pos[e.to]]
+				if len(w.states[e.to].ctx) < len(w.states[i].ctx) {
+					reconv[to] = true
+				}
+			}
+			wg.AddEdge(from, to, e.kind)
+		}
+	}
+	wg.Recompute()
+	return wg, depth, reconv, nil
+}
+
+func (w *warpBuilder) expand(i int) error {
+	s := w.states[i]
+	b := w.g.Blocks[s.b]
+	all := func() error {
+		for _, e := range b.Succs {
+			if err := w.add(i, w.blockIdx(e.To), s.ctx, e.Kind); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	k, ok := w.branches[b]
+	if !ok {
+		return all()
+	}
+	br := w.brs[k]
+	switch w.out[k] {
+	case Taken:
+		if b.Kind == cfg.BlockIndirect {
+			return all()
+		}
+		e := b.Succs[0]
+		return w.add(i, w.blockIdx(e.To), s.ctx, e.Kind)
+	case NotTaken:
+		if b.Kind == cfg.BlockIndirect {
+			return all()
+		}
+		e := b.Succs[len(b.Succs)-1]
+		return w.add(i, w.blockIdx(e.To), s.ctx, e.Kind)
+	case Unknown:
+		return all()
+	}
+	// Divergent.
+	if br.Exit {
+		return all() // leaving lanes never come back
+	}
+	r := w.blockIdx(br.Reconv)
+	type side struct {
+		b    int
+		kind cfg.EdgeKind
+		loop bool
+	}
+	var ss []side
+	for _, e := range b.Succs {
+		t := w.blockIdx(e.To)
+		dup := false
+		for _, x := range ss {
+			dup = dup || x.b == t
+		}
+		if dup || t == r {
+			continue
+		}
+		ss = append(ss, side{b: t, kind: e.Kind, loop: t != exitIdx && reaches(w.g, e.To, b, br.Reconv)})
+	}
+	var loopSides, exitSides []side
+	for _, x := range ss {
+		if x.loop {
+			loopSides = append(loopSides, x)
+		} else {
+			exitSides = append(exitSides, x)
+		}
+	}
+	if len(loopSides) > 0 {
+		if err := all(); err != nil {
+			return err
+		}
+		for _, x := range exitSides {
+			for _, c := range loopSides {
+				f := frame{r: r, resume: c.b}
+				if err := w.add(i, x.b, push(s.ctx, f), x.kind); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if len(ss) == 0 {
+		return all()
+	}
+	if len(ss) > w.maxSides {
+		return &LimitError{Func: w.fn, Class: w.class, Limit: w.max, Thread: len(w.g.Blocks),
+			What: fmt.Sprintf("divergent branch %q has %d sides (at most %d orders enumerated)", br.Instr.Text, len(ss), w.maxSides)}
+	}
+	for _, p := range perms(len(ss)) {
+		pend := make([]int, 0, len(p)-1)
+		for _, j := range p[1:] {
+			pend = append(pend, ss[j].b)
+		}
+		first := ss[p[0]]
+		if err := w.add(i, first.b, push(s.ctx, frame{r: r, pending: pend, resume: noResume}), first.kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perms returns the permutations of 0..n-1 in lexicographic order (the
+// identity, taken side first, comes first).
+func perms(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	used := make([]bool, n)
+	cur := make([]int, 0, n)
+	var rec func()
+	rec = func() {
+		if len(cur) == n {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		for i := 0; i < n; i++ {
+			if !used[i] {
+				used[i] = true
+				cur = append(cur, i)
+				rec()
+				cur = cur[:len(cur)-1]
+				used[i] = false
+			}
+		}
+	}
+	rec()
+	return out
+}
