@@ -120,4 +120,3 @@ func (c *checker) checkDerived() {
 		}
 	}
 }
-

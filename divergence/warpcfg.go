@@ -79,7 +79,7 @@ func normalize(t int, ctx []frame) (int, []frame) {
 		if t != top.r && t != exitIdx {
 			break
 		}
-		rest := ctx[:len(ctx)-1:len(ctx)-1]
+		rest := ctx[: len(ctx)-1 : len(ctx)-1]
 		if len(top.pending) > 0 {
 			t = top.pending[0]
 			ctx = push(rest, frame{r: top.r, pending: top.pending[1:], resume: top.resume})
