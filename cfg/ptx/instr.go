@@ -115,7 +115,7 @@ func (p *parser) parseInstr() {
 
 	// Operands.
 	srcEnd := opOff + len(full)
-	if !p.is(';') {
+	if !p.is(';') && !p.is('}') && p.tok != tEOF {
 		p.tb = append(p.tb, ' ')
 		pipe := false
 		for {
@@ -141,7 +141,11 @@ func (p *parser) parseInstr() {
 	}
 	if !p.is(';') {
 		if p.tok == tEOF || p.is('}') || p.nl {
+			// The statement ends at the line break: keep the
+			// instruction and go on with the next line.
 			p.errorf(srcEnd, "missing ; after instruction %s", full)
+			p.finishInstr(start, srcEnd, full, guard)
+			return
 		} else {
 			p.errorf(p.pos, "malformed operand list: unexpected %s", p.describe())
 		}
