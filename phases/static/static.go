@@ -1,0 +1,467 @@
+package static
+
+import (
+	"fmt"
+	"go/token"
+	"slices"
+
+	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+// Error is a positioned error of the static analysis. Unbounded marks the
+// errors that mean "not bounded" (exit code 2): a loop without bound, an
+// irreducible region, an unresolved indirect branch or call, recursion,
+// barriers the section analysis cannot order.
+type Error struct {
+	Pos       token.Position
+	Msg       string
+	Unbounded bool
+}
+
+func (e *Error) Error() string {
+	if e.Pos.IsValid() {
+		return e.Pos.String() + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// LoopBound returns the maximum number of executions of the loop's header
+// per entry into the loop (a loop entered once and left after n iterations
+// executes its header n times). An error means the loop is not bounded; it
+// should be an *Error with Unbounded set.
+type LoopBound func(l *cfg.Loop) (int64, error)
+
+// Class is a class of warps with identical branch behaviour, with the graph
+// its warps follow: the warp-level graph of the divergence pass (a
+// divergent branch executes both sides in turn), or the thread-level graph
+// for warps that cannot diverge.
+type Class struct {
+	Warps []int
+	Graph *cfg.Graph
+}
+
+// Input is what Analyze needs of one kernel.
+type Input struct {
+	Engine *phases.Engine
+	// Graph is the thread-level graph of the kernel (device calls
+	// inlined): the barrier path is bounded over it.
+	Graph   *cfg.Graph
+	Classes []Class
+	Bound   LoopBound
+	// Uniform reports whether every thread of the block takes the same
+	// direction at the branch ending block b of Graph. A branch that can
+	// lead threads to different barrier sequences must be uniform. nil
+	// means no branch is known to be uniform.
+	Uniform func(b *cfg.Block) bool
+	// NoIssue lists synthetic instructions (the jumps that replace the
+	// returns of inlined device functions) that issue nothing.
+	NoIssue map[*isa.Instr]bool
+}
+
+// Result is the static bound of one kernel.
+type Result struct {
+	Func     string
+	HW       *hwdesc.Desc
+	NumWarps int
+	// Bound is the sound bound of the block, in cycles: the longest path
+	// over the barriers of the kernel under the loop bounds, each barrier
+	// weighted by the largest bound of a section ending at it.
+	Bound hwdesc.Cycles
+	// Segments are the edges of the section graph: the pairs of
+	// consecutive barriers (From nil: the kernel entry; To nil: the end)
+	// some execution can meet, in discovery order, with their bounds.
+	Segments []*Segment
+	// Loops lists the loop bounds used, by header position.
+	Loops []LoopUse
+}
+
+// Segment is one barrier section between two consecutive barriers.
+type Segment struct {
+	From, To *isa.Instr
+	Bound    hwdesc.Cycles // max over classes of WUB
+	Classes  []*SegClass   // in the order of Input.Classes
+}
+
+// SegClass is the bound of one class of warps over a segment: maxima over
+// every path of the class's graph from From to To.
+type SegClass struct {
+	Warps        []int
+	Duration     hwdesc.Cycles // D: isolated duration
+	Interference hwdesc.Cycles // I: InitSum + Issued
+	WUB          hwdesc.Cycles // D + Σ_{other warps} I
+}
+
+// LoopUse is a loop bound the analysis used.
+type LoopUse struct {
+	Header *isa.Instr // first instruction of the header block
+	Max    int64
+}
+
+type segKey struct{ from, to *isa.Instr }
+
+// Analyze computes the static bound of a kernel.
+func Analyze(in *Input) (*Result, error) {
+	if in.Engine == nil || in.Graph == nil || len(in.Classes) == 0 || in.Bound == nil {
+		return nil, fmt.Errorf("static: incomplete input (engine, graph, classes and loop bounds are required)")
+	}
+	g := in.Graph
+	fset := g.Fset
+	if err := refuse(g); err != nil {
+		return nil, err
+	}
+	for _, c := range in.Classes {
+		if c.Graph != g {
+			if err := refuse(c.Graph); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ops, err := prepare(in, fset)
+	if err != nil {
+		return nil, err
+	}
+	d := dims{units: len(in.Engine.HW().Units), regs: in.Engine.NumRegs()}
+	res := &Result{Func: g.Func.Name, HW: in.Engine.HW()}
+	used := map[*isa.Instr]int64{}
+	var order []*isa.Instr
+	loopBound := func(l *cfg.Loop) (int64, error) {
+		n, err := in.Bound(l)
+		if err != nil {
+			return 0, err
+		}
+		if n < 0 {
+			return 0, &Error{Pos: position(fset, l.Header.Pos()), Msg: fmt.Sprintf("negative loop bound %d", n)}
+		}
+		h := l.Header.Instrs[0]
+		if _, ok := used[h]; !ok {
+			order = append(order, h)
+		}
+		used[h] = max(used[h], n)
+		return n, nil
+	}
+
+	// Per class: the section graph and the D/I of every segment.
+	segs := make([]map[segKey]*SegClass, len(in.Classes))
+	var keys []segKey
+	seen := map[segKey]bool{}
+	for ci, c := range in.Classes {
+		res.NumWarps += len(c.Warps)
+		cg := c.Graph
+		where, err := barrierSites(cg, fset)
+		if err != nil {
+			return nil, err
+		}
+		w := &walker{g: cg, ops: ops, d: d, timed: true, stop: true, bound: loopBound,
+			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference}
+		segs[ci] = map[segKey]*SegClass{}
+		todo := []*isa.Instr{nil}
+		done := map[*isa.Instr]bool{nil: true}
+		for len(todo) > 0 {
+			from := todo[0]
+			todo = todo[1:]
+			b, k := cg.Entry(), 0
+			if from != nil {
+				site := where[from]
+				b, k = site.b, site.k+1
+			}
+			o, err := w.walk(nil, b, k, val{s: in.Engine.NewState(), ok: true})
+			if err != nil {
+				return nil, err
+			}
+			add := func(to *isa.Instr, v *val) {
+				sk := segKey{from, to}
+				segs[ci][sk] = &SegClass{Warps: c.Warps, Duration: v.s.End, Interference: hwdesc.Cycles(v.i)}
+				if !seen[sk] {
+					seen[sk] = true
+					keys = append(keys, sk)
+				}
+			}
+			for _, to := range o.barOrder {
+				add(to, o.arrivals[to])
+				if !done[to] {
+					done[to] = true
+					todo = append(todo, to)
+				}
+			}
+			if o.end.ok {
+				add(nil, &o.end)
+			}
+		}
+	}
+	// Every class must meet the same barrier pairs.
+	for ci := range in.Classes {
+		for _, sk := range keys {
+			if segs[ci][sk] == nil {
+				other := 0
+				for cj := range in.Classes {
+					if segs[cj][sk] != nil {
+						other = cj
+						break
+					}
+				}
+				return nil, &Error{Pos: segPos(fset, g, sk), Unbounded: true, Msg: fmt.Sprintf(
+					"warps %v can go from %s to %s but warps %v cannot: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)",
+					in.Classes[other].Warps, barName(fset, sk.from, "the kernel entry"), barName(fset, sk.to, "the end"), in.Classes[ci].Warps)}
+			}
+		}
+	}
+	if err := checkUniform(g, in.Uniform, fset); err != nil {
+		return nil, err
+	}
+
+	// Segment bounds, and the weight of each barrier: the largest bound of
+	// a segment ending at it.
+	weight := map[*isa.Instr]int64{}
+	var endWeight int64
+	for _, sk := range keys {
+		s := &Segment{From: sk.from, To: sk.to}
+		ts := make([]bound.Terms, len(in.Classes))
+		for ci := range in.Classes {
+			sc := segs[ci][sk]
+			s.Classes = append(s.Classes, sc)
+			ts[ci] = bound.Terms{Warps: len(sc.Warps), Duration: sc.Duration, Interference: sc.Interference}
+		}
+		b, wubs, err := bound.SectionBound(ts)
+		if err != nil {
+			return nil, &Error{Pos: segPos(fset, g, sk), Msg: err.Error()}
+		}
+		for ci, x := range wubs {
+			s.Classes[ci].WUB = x
+		}
+		s.Bound = b
+		res.Segments = append(res.Segments, s)
+		if sk.to == nil {
+			endWeight = max(endWeight, int64(b))
+		} else {
+			weight[sk.to] = max(weight[sk.to], int64(b))
+		}
+	}
+
+	// The barrier path: longest path over the thread-level graph, every
+	// barrier weighted, under the loop bounds.
+	pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
+		cache: map[string][]exitVal{}, weight: func(op *phases.Op) int64 { return weight[op.Instr] }}
+	o, err := pw.walk(nil, g.Entry(), 0, val{ok: true})
+	if err != nil {
+		return nil, err
+	}
+	if !o.end.ok {
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
+	}
+	total, ok := mulAdd(o.end.i, 1, endWeight)
+	if !ok {
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: "bound overflows 64-bit cycles"}
+	}
+	res.Bound = hwdesc.Cycles(total)
+	for _, h := range order {
+		res.Loops = append(res.Loops, LoopUse{Header: h, Max: used[h]})
+	}
+	slices.SortStableFunc(res.Loops, func(a, b LoopUse) int { return int(a.Header.Pos - b.Header.Pos) })
+	return res, nil
+}
+
+// interference is the weight of an instruction in I = InitSum + Issued.
+func interference(op *phases.Op) int64 {
+	if !op.Issues() {
+		return 0
+	}
+	return int64(op.Init) + 1
+}
+
+func position(fset *token.FileSet, pos token.Pos) token.Position {
+	if fset == nil || !pos.IsValid() {
+		return token.Position{}
+	}
+	return fset.Position(pos)
+}
+
+func (w *walker) pos(p token.Pos) token.Position { return position(w.g.Fset, p) }
+
+func (w *walker) posString(p token.Pos) string {
+	if q := w.pos(p); q.IsValid() {
+		return q.String()
+	}
+	return "?"
+}
+
+func barName(fset *token.FileSet, in *isa.Instr, none string) string {
+	if in == nil {
+		return none
+	}
+	if p := position(fset, in.Pos); p.IsValid() {
+		return fmt.Sprintf("%q at line %d", in.Text, p.Line)
+	}
+	return fmt.Sprintf("%q", in.Text)
+}
+
+func segPos(fset *token.FileSet, g *cfg.Graph, sk segKey) token.Position {
+	switch {
+	case sk.to != nil:
+		return position(fset, sk.to.Pos)
+	case sk.from != nil:
+		return position(fset, sk.from.Pos)
+	}
+	return position(fset, g.Func.Pos)
+}
+
+// refuse rejects what no structural analysis can bound: irreducible
+// regions and unresolved indirect branches.
+func refuse(g *cfg.Graph) error {
+	if len(g.Unresolved) > 0 {
+		in := g.Unresolved[0]
+		return &Error{Pos: position(g.Fset, in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect branch %q has no known targets (add a .branchtargets list)", in.Text)}
+	}
+	if len(g.Irreducible) > 0 {
+		r := g.Irreducible[0]
+		return &Error{Pos: position(g.Fset, r.Entries[0].Pos()), Unbounded: true, Msg: fmt.Sprintf("irreducible loop entered at %d blocks: no loop bound applies", len(r.Entries))}
+	}
+	return nil
+}
+
+// prepare prepares every instruction of every graph once.
+func prepare(in *Input, fset *token.FileSet) (map[*isa.Instr]*phases.Op, error) {
+	ops := map[*isa.Instr]*phases.Op{}
+	graphs := []*cfg.Graph{in.Graph}
+	for _, c := range in.Classes {
+		graphs = append(graphs, c.Graph)
+	}
+	for _, g := range graphs {
+		for _, b := range g.Blocks {
+			for _, x := range b.Instrs {
+				if ops[x] != nil {
+					continue
+				}
+				if x.Kind == isa.KindIndirectCall || x.Kind == isa.KindCall {
+					return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q was not inlined: its callee's code is unknown", x.Text)}
+				}
+				if in.NoIssue[x] {
+					ops[x] = &phases.Op{Instr: x, Unit: phases.NoUnit}
+					continue
+				}
+				op, err := in.Engine.Prepare(fset, x)
+				if err != nil {
+					return nil, err
+				}
+				ops[x] = &op
+			}
+		}
+	}
+	return ops, nil
+}
+
+type site struct {
+	b *cfg.Block
+	k int
+}
+
+// barrierSites maps every block-wide barrier of g to its block and index;
+// a barrier copied into several blocks (under divergent control in a
+// warp-level graph) is an error.
+func barrierSites(g *cfg.Graph, fset *token.FileSet) (map[*isa.Instr]site, error) {
+	m := map[*isa.Instr]site{}
+	for _, b := range g.Blocks {
+		if !b.Reachable {
+			continue
+		}
+		for k, x := range b.Instrs {
+			if !phases.IsSync(x) {
+				continue
+			}
+			if _, dup := m[x]; dup {
+				return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, Msg: fmt.Sprintf("barrier %q is under divergent control: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", x.Text)}
+			}
+			m[x] = site{b, k}
+		}
+	}
+	return m, nil
+}
+
+// loopBarriers reports, by loop index, whether a loop's body holds a
+// block-wide barrier.
+func loopBarriers(g *cfg.Graph) []bool {
+	has := make([]bool, len(g.Loops))
+	for _, l := range g.Loops {
+		for _, b := range l.Blocks {
+			if slices.ContainsFunc(b.Instrs, phases.IsSync) {
+				has[l.Index] = true
+				break
+			}
+		}
+	}
+	return has
+}
+
+// checkUniform rejects a non-uniform branch whose successors lead to
+// different next barriers: warps (or threads) could then reach different
+// barrier sequences. NB(b), the set of barriers (and the end) reachable
+// from the start of b before any barrier, is a least fixpoint over sets.
+func checkUniform(g *cfg.Graph, uniform func(*cfg.Block) bool, fset *token.FileSet) error {
+	idx := map[*isa.Instr]int{}
+	first := make([]int, len(g.Blocks)) // index of the block's first barrier, -1 if none
+	for _, b := range g.Blocks {
+		first[b.Index] = -1
+		for _, x := range b.Instrs {
+			if phases.IsSync(x) {
+				if _, ok := idx[x]; !ok {
+					idx[x] = len(idx) + 1 // 0 is the end
+				}
+				if first[b.Index] < 0 {
+					first[b.Index] = idx[x]
+				}
+			}
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	words := (len(idx) + 1 + 63) / 64
+	nb := make([][]uint64, len(g.Blocks)+1)
+	for i := range nb {
+		nb[i] = make([]uint64, words)
+	}
+	nb[g.Exit.Index][0] = 1
+	for _, b := range g.Blocks {
+		if first[b.Index] >= 0 {
+			x := first[b.Index]
+			nb[b.Index][x/64] |= 1 << (x % 64)
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := len(g.Blocks) - 1; i >= 0; i-- {
+			b := g.Blocks[i]
+			if first[i] >= 0 || !b.Reachable {
+				continue
+			}
+			for _, e := range b.Succs {
+				for k, v := range nb[e.To.Index] {
+					if nb[i][k]|v != nb[i][k] {
+						nb[i][k] |= v
+						changed = true
+					}
+				}
+			}
+		}
+	}
+	for _, b := range g.Blocks {
+		if !b.Reachable || len(b.Succs) < 2 {
+			continue
+		}
+		s0 := nb[b.Succs[0].To.Index]
+		for _, e := range b.Succs[1:] {
+			if slices.Equal(s0, nb[e.To.Index]) {
+				continue
+			}
+			if uniform != nil && uniform(b) {
+				break
+			}
+			last := b.Last()
+			return &Error{Pos: position(fset, last.Pos), Unbounded: true, Msg: fmt.Sprintf("branch %q is not known to be uniform across the block and its sides reach different barriers: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", last.Text)}
+		}
+	}
+	return nil
+}

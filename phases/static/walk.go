@@ -1,0 +1,479 @@
+package static
+
+import (
+	"fmt"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+// Loop acceleration parameters: explicit iterations before the shift
+// argument, and widening rounds before falling back to the largest entry
+// growth (docs/model.md, "Loops: iteration up to a time shift"). Neither
+// depends on the numeric value of a loop bound.
+const (
+	exactIters   = 4
+	widenRounds  = 6
+	maxWalkNodes = 1 << 22 // guard against pathological nesting
+)
+
+// val is the abstract value at a program point: an upper bound of the
+// warp's timing state (nil when time is not tracked) and of the weight
+// accumulated so far (the interference weight InitSum + Issued, or the
+// section weights of the barrier path). ok is false for "unreachable".
+type val struct {
+	s  *phases.State
+	i  int64
+	ok bool
+}
+
+// join sets v to the entrywise later/larger of v and o; v owns its state.
+func (v *val) join(o val) {
+	if !o.ok {
+		return
+	}
+	if !v.ok {
+		*v = val{i: o.i, ok: true}
+		if o.s != nil {
+			v.s = o.s.Clone()
+		}
+		return
+	}
+	if v.s != nil && o.s != nil {
+		v.s.Join(o.s)
+	}
+	v.i = max(v.i, o.i)
+}
+
+// walker runs the structural analysis over one graph.
+type walker struct {
+	g      *cfg.Graph
+	ops    map[*isa.Instr]*phases.Op
+	d      dims
+	timed  bool // track the timing state
+	stop   bool // segment mode: stop at block-wide barriers; loops holding one are walked, not summarised
+	weight func(op *phases.Op) int64
+	hasBar []bool // by loop index: the loop's body holds a block-wide barrier
+	bound  func(l *cfg.Loop) (int64, error)
+	cache  map[string][]exitVal
+	nodes  int // nodes visited, for the guard
+}
+
+type exitVal struct {
+	e cfg.Edge
+	v val
+}
+
+// outcome is what a walk of a region computes.
+type outcome struct {
+	back     val                 // at the region's back edges (loop regions)
+	exits    map[cfg.Edge]*val   // at edges leaving the region (loop regions)
+	arrivals map[*isa.Instr]*val // at block-wide barriers (segment mode)
+	barOrder []*isa.Instr        // arrivals in first-reached order
+	end      val                 // at the virtual exit (top-level regions)
+}
+
+type target struct {
+	kind int // tNode, tBack, tExit, tEnd
+	node int
+	e    cfg.Edge
+}
+
+const (
+	tNode = iota
+	tBack
+	tExit
+	tEnd
+)
+
+// nodeOf returns the node entering block b from inside region: b itself, or
+// the outermost summarised loop that b heads.
+func (w *walker) nodeOf(region *cfg.Loop, b *cfg.Block) (int, error) {
+	var out *cfg.Loop
+	for l := b.Loop; l != nil && l != region; l = l.Parent {
+		if !w.stop || !w.hasBar[l.Index] {
+			out = l
+		}
+	}
+	if out == nil {
+		return b.Index, nil
+	}
+	if out.Header != b {
+		return 0, &Error{Pos: w.pos(b.Pos()), Msg: fmt.Sprintf("control enters the loop headed at %s other than through its header", w.posString(out.Header.Pos())), Unbounded: true}
+	}
+	return len(w.g.Blocks) + out.Index, nil
+}
+
+func (w *walker) route(region *cfg.Loop, e cfg.Edge) (target, error) {
+	switch {
+	case e.To == w.g.Exit:
+		if region == nil {
+			return target{kind: tEnd}, nil
+		}
+		return target{kind: tExit, e: e}, nil
+	case region != nil && e.To == region.Header:
+		return target{kind: tBack}, nil
+	case region != nil && !region.Contains(e.To):
+		return target{kind: tExit, e: e}, nil
+	}
+	n, err := w.nodeOf(region, e.To)
+	return target{kind: tNode, node: n}, err
+}
+
+// barrierAt returns the index of the first block-wide barrier of b at or
+// after k, or -1 (always -1 outside segment mode).
+func (w *walker) barrierAt(b *cfg.Block, k int) int {
+	if !w.stop {
+		return -1
+	}
+	for j := k; j < len(b.Instrs); j++ {
+		if phases.IsSync(b.Instrs[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// succs lists the targets of a node.
+func (w *walker) succs(region *cfg.Loop, n int, startBlock *cfg.Block, startK int) ([]target, error) {
+	nb, nl := len(w.g.Blocks), len(w.g.Loops)
+	var edges []cfg.Edge
+	switch {
+	case n < nb || n == nb+nl:
+		b, k := startBlock, startK
+		if n < nb {
+			b, k = w.g.Blocks[n], 0
+		}
+		if w.barrierAt(b, k) >= 0 {
+			return nil, nil
+		}
+		edges = b.Succs
+	default:
+		edges = w.g.Loops[n-nb].Exits
+	}
+	ts := make([]target, 0, len(edges))
+	for _, e := range edges {
+		t, err := w.route(region, e)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// walk propagates in from instruction k of block b through region (a loop
+// whose back edges and exits end the walk, or nil for the whole graph).
+// Inner loops are summarised; in segment mode, block-wide barriers end the
+// walk and loops holding one are walked through (their cycles must each pass
+// a barrier, else the walk fails).
+func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, error) {
+	nb, nl := len(w.g.Blocks), len(w.g.Loops)
+	var start int
+	if k > 0 {
+		start = nb + nl
+	} else {
+		var err error
+		if start, err = w.nodeOf(region, b); err != nil {
+			return nil, err
+		}
+	}
+	// Topological order of the nodes reachable from start (reverse
+	// postorder of a DFS); a cycle means a loop that is neither a region
+	// boundary nor summarised: a cycle without barrier in segment mode.
+	color := make(map[int]uint8)
+	var post []int
+	type frame struct {
+		n  int
+		ts []target
+		i  int
+	}
+	var stack []frame
+	push := func(n int) error {
+		ts, err := w.succs(region, n, b, k)
+		if err != nil {
+			return err
+		}
+		color[n] = 1
+		stack = append(stack, frame{n: n, ts: ts})
+		return nil
+	}
+	if err := push(start); err != nil {
+		return nil, err
+	}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.i == len(f.ts) {
+			color[f.n] = 2
+			post = append(post, f.n)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := f.ts[f.i]
+		f.i++
+		if t.kind != tNode {
+			continue
+		}
+		switch color[t.node] {
+		case 0:
+			if err := push(t.node); err != nil {
+				return nil, err
+			}
+		case 1:
+			return nil, w.cycleError(t.node)
+		}
+	}
+	w.nodes += len(post)
+	if w.nodes > maxWalkNodes {
+		return nil, &Error{Pos: w.pos(b.Pos()), Msg: "static analysis: too many nodes visited (loop nest too deep or too wide)"}
+	}
+
+	out := &outcome{exits: map[cfg.Edge]*val{}, arrivals: map[*isa.Instr]*val{}}
+	vals := make(map[int]*val, len(post))
+	vals[start] = &val{}
+	vals[start].join(in)
+	deliver := func(t target, v val) {
+		switch t.kind {
+		case tNode:
+			p := vals[t.node]
+			if p == nil {
+				p = &val{}
+				vals[t.node] = p
+			}
+			p.join(v)
+		case tBack:
+			out.back.join(v)
+		case tExit:
+			p := out.exits[t.e]
+			if p == nil {
+				p = &val{}
+				out.exits[t.e] = p
+			}
+			p.join(v)
+		case tEnd:
+			out.end.join(v)
+		}
+	}
+	for idx := len(post) - 1; idx >= 0; idx-- {
+		n := post[idx]
+		v := vals[n]
+		if v == nil || !v.ok {
+			continue
+		}
+		if n >= nb && n < nb+nl {
+			l := w.g.Loops[n-nb]
+			exits, err := w.summarize(l, *v)
+			if err != nil {
+				return nil, err
+			}
+			for _, ev := range exits {
+				t, err := w.route(region, ev.e)
+				if err != nil {
+					return nil, err
+				}
+				deliver(t, ev.v)
+			}
+			continue
+		}
+		blk, from := b, k
+		if n < nb {
+			blk, from = w.g.Blocks[n], 0
+		}
+		to := len(blk.Instrs)
+		bar := w.barrierAt(blk, from)
+		if bar >= 0 {
+			to = bar
+		}
+		if err := w.transfer(v, blk.Instrs[from:to]); err != nil {
+			return nil, err
+		}
+		if bar >= 0 {
+			in := blk.Instrs[bar]
+			p := out.arrivals[in]
+			if p == nil {
+				p = &val{}
+				out.arrivals[in] = p
+				out.barOrder = append(out.barOrder, in)
+			}
+			p.join(*v)
+			continue
+		}
+		for _, e := range blk.Succs {
+			t, err := w.route(region, e)
+			if err != nil {
+				return nil, err
+			}
+			deliver(t, *v)
+		}
+	}
+	return out, nil
+}
+
+func (w *walker) cycleError(n int) error {
+	nb := len(w.g.Blocks)
+	var b *cfg.Block
+	if n < nb {
+		b = w.g.Blocks[n]
+	} else {
+		b = w.g.Loops[n-nb].Header
+	}
+	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true}
+}
+
+// transfer applies the instructions to v in place.
+func (w *walker) transfer(v *val, ins []*isa.Instr) error {
+	for _, in := range ins {
+		op := w.ops[in]
+		if op == nil {
+			return &Error{Pos: w.pos(in.Pos), Msg: fmt.Sprintf("internal error: instruction %q not prepared", in.Text)}
+		}
+		if v.s != nil {
+			phases.Step(v.s, op)
+		}
+		wt := w.weight(op)
+		if wt != 0 {
+			x, ok := mulAdd(v.i, 1, wt)
+			if !ok {
+				return &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles"}
+			}
+			v.i = x
+		}
+	}
+	return nil
+}
+
+// summarize returns the values at the exits of loop l entered with in:
+// for each exit edge, an upper bound over every iteration (1..B) at which
+// the edge can be taken.
+func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
+	B, err := w.bound(l)
+	if err != nil {
+		return nil, err
+	}
+	B = max(B, 1) // an entered loop executes its header at least once
+	var x0 *phases.State
+	var base hwdesc.Cycles
+	ck := ""
+	if in.s != nil {
+		x0 = clamp(in.s, w.d)
+		base = x0.Next
+		x0 = shifted(x0, -base)
+		ck = key(l.Index, x0) + fmt.Sprintf("/%d", B)
+	} else {
+		ck = fmt.Sprintf("%d/%d", l.Index, B)
+	}
+	rel, ok := w.cache[ck]
+	if !ok {
+		rel, err = w.summarizeRel(l, B, x0)
+		if err != nil {
+			return nil, err
+		}
+		w.cache[ck] = rel
+	}
+	out := make([]exitVal, len(rel))
+	for i, ev := range rel {
+		v := val{ok: true}
+		if ev.v.s != nil {
+			v.s = shifted(ev.v.s, base)
+		}
+		x, ok := mulAdd(in.i, 1, ev.v.i)
+		if !ok {
+			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
+		}
+		v.i = x
+		out[i] = exitVal{e: ev.e, v: v}
+	}
+	return out, nil
+}
+
+// summarizeRel summarises l with bound B from the normalised entry state x0
+// (Next = 0; nil when untimed) and weight 0.
+func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal, error) {
+	first, err := w.walk(l, l.Header, 0, val{s: x0, ok: true})
+	if err != nil {
+		return nil, err
+	}
+	// Weights are independent of time: every iteration but the last takes
+	// a header-to-back-edge path (at most C), the last one a header-to-exit
+	// path (at most X_e).
+	C := first.back.i
+	if !first.back.ok {
+		B = 1 // no iteration can come back (cannot happen for a natural loop)
+	}
+	acc := map[cfg.Edge]*val{}
+	add := func(o *outcome, shift hwdesc.Cycles) {
+		for e, v := range o.exits {
+			p := acc[e]
+			if p == nil {
+				p = &val{}
+				acc[e] = p
+			}
+			c := val{ok: true}
+			if v.s != nil {
+				c.s = v.s
+				if shift != 0 {
+					c.s = shifted(clamp(v.s, w.d), shift)
+				}
+			}
+			p.join(c)
+		}
+	}
+	if x0 != nil {
+		add(first, 0)
+		x := first.back.s
+		k := int64(1)
+		for ; k < B && k < exactIters; k++ {
+			o, err := w.walk(l, l.Header, 0, val{s: clamp(x, w.d), ok: true})
+			if err != nil {
+				return nil, err
+			}
+			add(o, 0)
+			x = o.back.s
+		}
+		if k < B {
+			// Iterations k+1..B remain (R of them), entered at x.
+			R := B - k
+			y := clamp(x, w.d)
+			var o *outcome
+			var c hwdesc.Cycles
+			for round := 0; ; round++ {
+				if o, err = w.walk(l, l.Header, 0, val{s: y, ok: true}); err != nil {
+					return nil, err
+				}
+				cb := clamp(o.back.s, w.d)
+				delta := cb.Next - y.Next
+				g := growth(cb, y)
+				if g == delta || round == widenRounds {
+					c = g
+					break
+				}
+				y.Join(shifted(cb, -delta))
+			}
+			sh, ok := mulAdd(0, R-1, int64(c))
+			if !ok {
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times %d cycles per iteration overflows 64-bit cycles", B, c)}
+			}
+			add(o, hwdesc.Cycles(sh))
+		}
+	}
+	var out []exitVal
+	for _, e := range l.Exits {
+		fv := first.exits[e]
+		if fv == nil || !fv.ok {
+			continue
+		}
+		v := val{ok: true}
+		if p := acc[e]; p != nil {
+			v.s = p.s
+		}
+		x, ok := mulAdd(fv.i, B-1, C)
+		if !ok {
+			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C)}
+		}
+		v.i = x
+		out = append(out, exitVal{e: e, v: v})
+	}
+	return out, nil
+}
