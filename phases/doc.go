@@ -18,13 +18,17 @@
 // Init and latency Lat:
 //
 //	Issue = max(s.Next, s.RegReady[r] for every r read or written)   scoreboard, RAW and WAW
-//	Start = max(Issue, s.UnitFree[u])                               unit FIFO; issue does not wait for the unit
-//	s.UnitFree[u] = Start + Init
-//	s.RegReady[d] = Ready = Start + Init + Lat                      for every destination d
+//	Start = max(Issue, s.UnitFree[r])                               resource FIFO (r = op.Resource(): the unit's hwdesc group); issue does not wait
+//	s.UnitFree[r] = Start + Init
+//	s.RegReady[d] = Ready = Start + Init + Lat                      for every destination d (Lat includes [pipeline] overhead)
 //	s.Next = Issue + 1                                              one issue per cycle
 //
-// ret, exit and block-wide barriers (bar.sync, bar.red) issue nothing and
-// leave the state unchanged. A guarded instruction is timed as if its guard
+// By default (the ECRTS 2025 model) ret, exit and block-wide barriers
+// (bar.sync, bar.red) issue nothing and leave the state unchanged; the
+// description's [pipeline] table can make them issue (ret_issues,
+// barrier_issues) and make the warp wait for a branch's result on the
+// edges out of it (branch_wait; WaitAfter, applied by BuildClass on a known
+// path when the next instruction is not the fall-through). A guarded instruction is timed as if its guard
 // were true whatever its value: it reads the guard, issues, occupies its unit
 // and holds its destinations (GPGPU-Sim issues predicated-off instructions).
 //

@@ -13,17 +13,21 @@ import (
 // in order of first appearance in an Engine.
 type RegID int32
 
-// NoUnit is the Op.Unit of an instruction that issues nothing (ret, exit,
-// block-wide barriers).
+// NoUnit is the Op.Unit (and Op.Res) of an instruction that issues
+// nothing (by default ret, exit and block-wide barriers; see
+// hwdesc.Pipeline).
 const NoUnit = -1
 
 // Engine applies the timing model of one hardware description to
 // instructions, one warp at a time. It interns register names and caches the
-// unit of each opcode. An Engine is not safe for concurrent use (Prepare and
+// unit of each opcode. Units whose hwdesc group is the same share one
+// resource: one initiation FIFO (State.UnitFree is indexed by resource). An Engine is not safe for concurrent use (Prepare and
 // Reg intern names); Step on prepared Ops only reads it.
 type Engine struct {
 	hw       *hwdesc.Desc
 	units    []hwdesc.Unit
+	res      []int // resource (FIFO) of each unit: the index of the first unit of its hwdesc group
+	pipe     hwdesc.Pipeline
 	byOp     map[string]int // dotted opcode -> unit index
 	regs     map[string]RegID
 	regNames []string
@@ -43,9 +47,32 @@ func NewEngine(hw *hwdesc.Desc) (*Engine, error) {
 			return nil, fmt.Errorf("phases: hardware description %q: unit %q has negative lat %d", hw.Name, u.Name, u.Lat)
 		}
 	}
+	if o := hw.Pipeline.Overhead; o < 0 {
+		return nil, fmt.Errorf("phases: hardware description %q: negative pipeline overhead %d", hw.Name, o)
+	}
+	switch hw.Pipeline.BranchWait {
+	case "", hwdesc.BranchWaitNone, hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll:
+	default:
+		return nil, fmt.Errorf("phases: hardware description %q: unknown branch_wait %q", hw.Name, hw.Pipeline.BranchWait)
+	}
+	// The FIFO of a group is indexed by its first unit, so that an
+	// ungrouped unit's FIFO is its own index (as for Ops built by hand).
+	res := make([]int, len(hw.Units))
+	first := map[string]int{}
+	for u := range hw.Units {
+		g := hw.GroupOf(u)
+		f, ok := first[g]
+		if !ok {
+			f = u
+			first[g] = u
+		}
+		res[u] = f
+	}
 	return &Engine{
 		hw:    hw,
 		units: slices.Clone(hw.Units),
+		res:   res,
+		pipe:  hw.Pipeline,
 		byOp:  map[string]int{},
 		regs:  map[string]RegID{},
 	}, nil
@@ -71,17 +98,65 @@ func (e *Engine) RegName(id RegID) string { return e.regNames[id] }
 // NumRegs returns the number of registers interned so far.
 func (e *Engine) NumRegs() int { return len(e.regNames) }
 
-// Op is an instruction prepared for Step: its unit, initiation interval and
-// latency, and its interned registers.
+// Resource returns the resource (initiation FIFO, the index of its entry
+// in State.UnitFree) of unit u: the index of the first unit of u's hwdesc
+// group, so u itself when u is alone in its group.
+func (e *Engine) Resource(u int) int { return e.res[u] }
+
+// Op is an instruction prepared for Step: its unit, resource, initiation
+// interval and latency, and its interned registers.
 type Op struct {
 	Instr *isa.Instr
 	Unit  int           // index in HW().Units; NoUnit when the instruction issues nothing
 	Init  hwdesc.Cycles // 0 when Unit is NoUnit
-	Lat   hwdesc.Cycles
-	Uses  []RegID // registers and predicates read, the guard included
-	Defs  []RegID // registers and predicates written (all destinations)
-	Sync  bool    // a block-wide barrier (bar.sync, bar.red): ends a section
+	Lat   hwdesc.Cycles // the unit's lat plus the description's pipeline overhead
+	Uses  []RegID       // registers and predicates read, the guard included
+	Defs  []RegID       // registers and predicates written (all destinations)
+	Sync  bool          // a block-wide barrier (bar.sync, bar.red): ends a section
+	// Res is 1 + the resource (initiation FIFO, its entry in
+	// State.UnitFree) of Unit: units of one hwdesc group share one
+	// (Engine.Resource). 0 means the unit's own FIFO, UnitFree[Unit] (Ops
+	// built by hand, without an Engine). See Resource.
+	Res int
+	// WaitTaken and WaitFallThrough: after this instruction (a branch),
+	// the warp issues nothing until its result is ready on an edge that
+	// redirects the warp (taken) or that falls through (hwdesc
+	// Pipeline.BranchWait). Apply with WaitAfter.
+	WaitTaken, WaitFallThrough bool
 }
+
+// Resource returns the index in State.UnitFree of o's initiation FIFO.
+func (o *Op) Resource() int {
+	if o.Res > 0 {
+		return o.Res - 1
+	}
+	return o.Unit
+}
+
+// WaitsAfter reports whether the edge out of o (taken: to an instruction
+// other than the fall-through) makes the warp wait for o's result. A static
+// analysis that does not know the outcome of an edge uses
+// WaitsAfter(true) || WaitsAfter(false); waiting is never optimistic since
+// Step is monotone.
+func (o *Op) WaitsAfter(taken bool) bool {
+	if taken {
+		return o.WaitTaken
+	}
+	return o.WaitFallThrough
+}
+
+// WaitAfter applies the control hazard of o on the edge taken (see
+// WaitsAfter) to s, given o's timing t: the warp's next issue is no earlier
+// than o's result.
+func WaitAfter(s *State, o *Op, t Timing, taken bool) {
+	if o.WaitsAfter(taken) {
+		s.Next = max(s.Next, t.Ready)
+	}
+}
+
+// Redirects reports whether next is not the fall-through of in (a taken
+// branch on a known path).
+func Redirects(in, next *isa.Instr) bool { return next.Index != in.Index+1 }
 
 // Issues reports whether the instruction issues (occupies an issue slot and
 // a unit).
@@ -93,19 +168,34 @@ func IsSync(in *isa.Instr) bool {
 	return in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
 }
 
-// IssuesNothing reports whether the model gives in no issue slot and no unit:
-// ret and exit (the warp just finishes its pending work) and block-wide
-// barriers (a synchronisation point between sections).
+// IssuesNothing reports whether the default model (hwdesc.Pipeline zero
+// value: the ECRTS 2025 model) gives in no issue slot and no unit: ret and
+// exit (the warp just finishes its pending work) and block-wide barriers (a
+// synchronisation point between sections). Engine.IssuesNothing applies a
+// description's pipeline settings.
 func IssuesNothing(in *isa.Instr) bool {
 	return in.Kind == isa.KindReturn || in.Kind == isa.KindExit || IsSync(in)
 }
 
-// Prepare resolves the unit of in and interns its registers. An opcode that
+// IssuesNothing reports whether in issues nothing under the engine's
+// description: ret/exit unless Pipeline.RetIssues, block barriers unless
+// Pipeline.BarrierIssues.
+func (e *Engine) IssuesNothing(in *isa.Instr) bool {
+	switch {
+	case in.Kind == isa.KindReturn || in.Kind == isa.KindExit:
+		return !e.pipe.RetIssues
+	case IsSync(in):
+		return !e.pipe.BarrierIssues
+	}
+	return false
+}
+
+// Prepare resolves the unit and resource of in and interns its registers. An opcode that
 // no rule of the description routes (and no default unit catches) is an
 // error positioned at the instruction (fset may be nil).
 func (e *Engine) Prepare(fset *token.FileSet, in *isa.Instr) (Op, error) {
 	op := Op{Instr: in, Unit: NoUnit, Sync: IsSync(in)}
-	if IssuesNothing(in) {
+	if e.IssuesNothing(in) {
 		return op, nil
 	}
 	name := in.Op()
@@ -119,8 +209,13 @@ func (e *Engine) Prepare(fset *token.FileSet, in *isa.Instr) (Op, error) {
 		e.byOp[name] = u
 	}
 	op.Unit = u
+	op.Res = e.res[u] + 1
 	op.Init = e.units[u].Init
-	op.Lat = e.units[u].Lat
+	op.Lat = e.units[u].Lat + e.pipe.Overhead
+	if in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch {
+		op.WaitTaken = e.pipe.WaitsAfterBranch(true)
+		op.WaitFallThrough = e.pipe.WaitsAfterBranch(false)
+	}
 	for _, r := range in.Uses() {
 		op.Uses = append(op.Uses, e.Reg(r))
 	}
@@ -147,8 +242,9 @@ type State struct {
 	// Next is the earliest cycle at which the warp may issue its next
 	// instruction (one cycle after its last issue).
 	Next hwdesc.Cycles
-	// UnitFree[u] is the cycle at which unit u finishes the initiations
-	// queued on it so far.
+	// UnitFree[r] is the cycle at which resource r (Op.Resource(): a
+	// hwdesc group of units, indexed by its first unit) finishes the
+	// initiations queued on it so far.
 	UnitFree []hwdesc.Cycles
 	// RegReady[r] is the cycle at which the last pending write of register r
 	// is ready; an instruction reading or writing r cannot issue earlier.
@@ -158,8 +254,10 @@ type State struct {
 	End hwdesc.Cycles
 }
 
-// NewState returns the state of a warp at the start of a section: every unit
-// free and every register ready at cycle 0.
+// NewState returns the state of a warp at the start of a section: every
+// resource free and every register ready at cycle 0. UnitFree has one entry
+// per unit; the entry of a unit that is not the first of its group is
+// unused.
 func (e *Engine) NewState() *State {
 	return &State{UnitFree: make([]hwdesc.Cycles, len(e.units))}
 }
@@ -263,21 +361,23 @@ func (s *State) setUnit(u int, c hwdesc.Cycles) {
 // Timing is what Step computed for one instruction.
 type Timing struct {
 	Issue hwdesc.Cycles // cycle the instruction issues (enters its unit's queue)
-	Start hwdesc.Cycles // cycle its initiation starts: max(Issue, unit free)
-	Ready hwdesc.Cycles // cycle its results are ready: Start + Init + Lat
+	Start hwdesc.Cycles // cycle its initiation starts: max(Issue, resource free)
+	Ready hwdesc.Cycles // cycle its results are ready: Start + Init + Lat (Lat includes the pipeline overhead)
 }
 
 // Step advances s over one instruction of the warp, in isolation, and
 // returns its timing:
 //
 //	Issue = max(s.Next, RegReady[r] for r in Uses ∪ Defs)   // RAW and WAW scoreboard
-//	Start = max(Issue, UnitFree[Unit])                         // FIFO queue of the unit
-//	UnitFree[Unit] = Start + Init
+//	Start = max(Issue, UnitFree[r])                            // FIFO of the resource r = op.Resource()
+//	UnitFree[r] = Start + Init
 //	RegReady[d] = Ready = Start + Init + Lat, for every d in Defs
 //	Next = Issue + 1                                           // one issue per cycle
 //
-// An Op that issues nothing (ret, exit, bar.sync) leaves s unchanged and
-// gets Issue = Start = s.Next, Ready = s.End.
+// An Op that issues nothing (ret, exit, bar.sync by default) leaves s
+// unchanged and gets Issue = Start = s.Next, Ready = s.End. The control
+// hazard after a branch is not part of Step: it belongs to the edge to the
+// next instruction (WaitAfter).
 func (e *Engine) Step(s *State, op *Op) Timing { return Step(s, op) }
 
 // Step is Engine.Step; it needs no engine once the Op is prepared.
@@ -292,10 +392,11 @@ func Step(s *State, op *Op) Timing {
 	for _, r := range op.Defs {
 		issue = max(issue, s.reg(r))
 	}
-	start := max(issue, s.unit(op.Unit))
+	r := op.Resource()
+	start := max(issue, s.unit(r))
 	free := start + op.Init
 	ready := free + op.Lat
-	s.setUnit(op.Unit, free)
+	s.setUnit(r, free)
 	for _, r := range op.Defs {
 		s.setReg(r, ready)
 	}

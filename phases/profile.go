@@ -200,7 +200,7 @@ func buildClass(e *Engine, n int, at func(int) *Op, explain bool) *Class {
 	}
 	for i := 0; i < n; i++ {
 		op := at(i)
-		if op.Sync {
+		if op.Sync && op.Unit == NoUnit {
 			if explain {
 				sec.Timings = append(sec.Timings, InstrTiming{Instr: op.Instr, Index: i, Unit: NoUnit, Timing: Timing{Issue: st.Next, Start: st.Next, Ready: st.End}})
 			}
@@ -213,6 +213,15 @@ func buildClass(e *Engine, n int, at func(int) *Op, explain bool) *Class {
 		}
 		if explain {
 			sec.Timings = append(sec.Timings, InstrTiming{Instr: op.Instr, Index: i, Unit: op.Unit, Timing: t})
+		}
+		if op.Sync {
+			// An issuing barrier (Pipeline.BarrierIssues) is the last
+			// instruction of the section it ends.
+			flush(op.Instr)
+			continue
+		}
+		if i+1 < n && (op.WaitTaken || op.WaitFallThrough) {
+			WaitAfter(st, op, t, Redirects(op.Instr, at(i+1).Instr))
 		}
 	}
 	flush(nil)
