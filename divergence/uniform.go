@@ -258,7 +258,7 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 				for _, in := range b.Instrs {
 					for _, r := range in.Defs() {
 						if u.varying[r] == nil {
-							u.mark(r, &cause{in: in, why: fmt.Sprintf("written in the divergent region of the branch at line %s", u.line(br.Instr))})
+							u.mark(r, &cause{in: in, why: fmt.Sprintf("a value merged after the divergent branch at line %s", u.line(br.Instr))})
 							changed = true
 						}
 					}

@@ -31,6 +31,11 @@ type Options struct {
 	// hides instructions entirely.
 	MaxInstrs  int
 	Head, Tail int // zero means 6 and 3
+
+	// Mark, when non-nil, decorates blocks (the divergence overlay): a
+	// background colour (a Graphviz colour name, "" for none) and a note
+	// shown under the block header ("" for none).
+	Mark func(b *cfg.Block) (bg, note string)
 }
 
 func (o Options) limits() (max, head, tail int) {
@@ -130,6 +135,11 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 			case cfg.EdgeExit:
 				de.Attr("style", "dotted")
 				de.Attr("color", "grey40")
+			case cfg.EdgeResume:
+				de.Attr("style", "dashed")
+				de.Attr("color", "orange3")
+				de.Attr("label", "resume")
+				de.Attr("fontcolor", "orange3")
 			}
 			if isBackEdge(g, e) {
 				de.Attr("color", "blue")
@@ -186,8 +196,19 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 	if !b.Reachable {
 		bg = ` BGCOLOR="lightgrey"`
 	}
+	note := ""
+	if o.Mark != nil {
+		var c string
+		c, note = o.Mark(b)
+		if c != "" && b.Reachable {
+			bg = ` BGCOLOR="` + Escape(c) + `"`
+		}
+	}
 	sb.WriteString(`<TABLE BORDER="` + border + `" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"` + bg + `>`)
 	head := b.Name()
+	if b.Orig != nil {
+		head += " = " + b.Orig.Name()
+	}
 	if len(b.Labels) > 0 {
 		head += " " + strings.Join(b.Labels, " ")
 	}
@@ -198,6 +219,9 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 		head += " unreachable"
 	}
 	sb.WriteString(`<TR><TD ALIGN="LEFT"><B>` + Escape(head) + `</B></TD></TR>`)
+	if note != "" {
+		sb.WriteString(`<TR><TD ALIGN="LEFT"><I>` + Escape(note) + `</I></TD></TR>`)
+	}
 	max, nh, nt := o.limits()
 	if max >= 0 && len(b.Instrs) > 0 {
 		sb.WriteString(`<TR><TD ALIGN="LEFT" BALIGN="LEFT">`)
