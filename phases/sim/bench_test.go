@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
-	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/trace"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 
 	"github.com/gpuwcet/gpuwcet/phases/sim"
@@ -70,7 +70,7 @@ func BenchmarkSimTraceLUD32(b *testing.B) {
 	if err != nil {
 		b.Skipf("../shared is absent: %v", err)
 	}
-	f, err := load.FileWith(token.NewFileSet(), path, src, &load.Options{Format: load.Auto})
+	f, err := trace.ParseFile(token.NewFileSet(), path, src, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -525,3 +525,35 @@ func (h *wakeHeap) pop() {
 	}
 	*h = a
 }
+
+// WithBarrier returns the program under another barrier semantics, sharing
+// the compiled paths when the compiled form does not change (between
+// BarrierReach and BarrierDrain); otherwise it recompiles.
+func (p *Program) WithBarrier(mode BarrierMode) (*Program, error) {
+	if mode == p.Barrier {
+		return p, nil
+	}
+	if mode != BarrierIssue && p.Barrier != BarrierIssue {
+		q := *p
+		q.Barrier = mode
+		return &q, nil
+	}
+	paths := make([][]*isa.Instr, len(p.warps))
+	for w, pr := range p.warps {
+		paths[w] = pr.path
+	}
+	return Compile(p.HW, paths, mode)
+}
+
+// Warp returns the block made of warp w alone (its isolated execution),
+// sharing the compiled path.
+func (p *Program) Warp(w int) *Program {
+	pr := p.warps[w]
+	q := &Program{HW: p.HW, Barrier: p.Barrier, warps: []*prog{pr}, units: p.units, regOff: []int{0}, nregs: pr.nregs}
+	for _, in := range pr.ins {
+		if in.op == opNormal || p.Barrier == BarrierIssue {
+			q.issues++
+		}
+	}
+	return q
+}

@@ -63,6 +63,7 @@ type Outcome struct {
 	Policy   string          // the policy that produced it
 	Mode     sim.BarrierMode // the barrier semantics it ran under
 	Isolated hwdesc.Cycles   // longest isolated duration of a warp (reach semantics)
+	Issued   int64           // warp-instructions issued per run
 }
 
 func (o Outcome) String() string {
@@ -74,22 +75,23 @@ func (o Outcome) String() string {
 // and each distinct warp alone, and returns the longest execution.
 func Worst(c *Case, seed int64, budget int) (Outcome, error) {
 	var o Outcome
+	p, err := sim.Compile(c.HW, c.Warps, sim.BarrierReach)
+	if err != nil {
+		return o, err
+	}
+	o.Issued = p.Issues()
 	for w := range c.Warps {
 		if w > 0 && sameSlice(c.Warps[w], c.Warps[w-1]) {
 			continue
 		}
-		q, err := sim.Compile(c.HW, c.Warps[w:w+1], sim.BarrierReach)
-		if err != nil {
-			return o, err
-		}
-		r, err := q.Run(sim.Policy{Kind: sim.LRR}, sim.Options{})
+		r, err := p.Warp(w).Run(sim.Policy{Kind: sim.LRR}, sim.Options{})
 		if err != nil {
 			return o, err
 		}
 		o.Isolated = max(o.Isolated, r.Makespan)
 	}
 	for _, mode := range []sim.BarrierMode{sim.BarrierReach, sim.BarrierDrain} {
-		p, err := sim.Compile(c.HW, c.Warps, mode)
+		p, err := p.WithBarrier(mode)
 		if err != nil {
 			return o, err
 		}

@@ -76,13 +76,9 @@ func sweep(cfg Config, first int64, n int) *sweepResult {
 				if x.err == nil {
 					x.o, x.err = Worst(c, seed, adversarialBudget)
 				}
-				var issued int64
-				if p, err := sim.Compile(c.HW, c.Warps, sim.BarrierReach); err == nil {
-					issued = p.Issues()
-				}
 				mu.Lock()
 				res.cases++
-				res.issued += issued
+				res.issued += x.o.Issued
 				switch {
 				case x.err != nil:
 					res.errs = append(res.errs, x)
