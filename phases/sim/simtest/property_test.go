@@ -295,6 +295,10 @@ func TestExploreSmall(t *testing.T) {
 	}
 	cfg := Config{MaxWarps: 4, MaxInstrs: 8, MaxUnits: 3, MaxInit: 6, MaxLat: 12}
 	paper := 0
+	var tightest *Case // multi-warp case with the largest makespan / paper GUB
+	var tightRatio float64
+	var tightOut Outcome
+	var tightB Bounds
 	for seed := int64(1); seed <= int64(*explore); seed++ {
 		c := Generate(cfg, seed)
 		b, err := ComputeBounds(c)
@@ -308,6 +312,9 @@ func TestExploreSmall(t *testing.T) {
 		if o.Makespan > b.Bound || o.Isolated > b.Bound {
 			t.Errorf("UNSOUND seed %d: %v > bound %d\n%s", seed, o, b.Bound, c.Format())
 		}
+		if r := float64(o.Makespan) / float64(b.PaperGUB); len(c.Warps) > 1 && r > tightRatio {
+			tightest, tightRatio, tightOut, tightB = c, r, o, b
+		}
 		if o.Makespan > b.PaperGUB {
 			paper++
 			if paper <= 3 {
@@ -316,4 +323,7 @@ func TestExploreSmall(t *testing.T) {
 		}
 	}
 	t.Logf("%d small cases, %d above the paper GUB", *explore, paper)
+	if tightest != nil {
+		t.Logf("tightest multi-warp case: %v, paper GUB %d, bound %d\n%s", tightOut, tightB.PaperGUB, tightB.Bound, tightest.Format())
+	}
 }
