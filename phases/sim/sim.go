@@ -120,8 +120,8 @@ type prog struct {
 // Program is a block compiled for a hardware description; it can be run
 // many times with different policies.
 type Program struct {
-	HW      *hwdesc.Desc
-	Barrier BarrierMode
+	HW      *hwdesc.Desc // read-only
+	Barrier BarrierMode  // read-only: use WithBarrier to change it
 	warps   []*prog
 	units   int
 	regOff  []int // offset of each warp's registers in the flat register file
