@@ -339,7 +339,13 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 				}
 				p, ok := ps[in.Guard.Reg]
 				if !ok || !p.known || clobbered[in.Guard.Reg] {
-					notes = append(notes, fmt.Sprintf("the exit test at %s is not a comparison of the induction register", a.lineOf(in)))
+					why := "its predicate is not set by a comparison in every iteration"
+					if clobbered[in.Guard.Reg] {
+						why = "its predicate is written conditionally"
+					} else if ok && p.at != nil {
+						why = a.unknownWhy(p.at, clobbered, inLoop)
+					}
+					notes = append(notes, fmt.Sprintf("the exit test at %s is not understood: %s", a.lineOf(in), why))
 					continue
 				}
 				// taken when the guard holds: guard = p, or !p when Neg.
@@ -411,6 +417,19 @@ func (a *analysis) spine(l *cfg.Loop) []*cfg.Block {
 
 // step applies one spine instruction to the symbolic state.
 func (a *analysis) step(in *isa.Instr, st map[string]sym, ps map[string]pred, val func(isa.Operand) sym) {
+	// Read the sources before the destinations are written.
+	srcs := make([]sym, len(in.Srcs))
+	for i, o := range in.Srcs {
+		srcs[i] = val(o)
+	}
+	val = func(o isa.Operand) sym {
+		for i := range in.Srcs {
+			if in.Srcs[i].Text == o.Text && in.Srcs[i].Kind == o.Kind {
+				return srcs[i]
+			}
+		}
+		return unknown
+	}
 	defs := in.Defs()
 	for _, r := range defs {
 		st[r] = unknown
@@ -473,6 +492,7 @@ func (a *analysis) step(in *isa.Instr, st map[string]sym, ps map[string]pred, va
 		}
 		st[d] = sym{known: true, base: x.base, shr: x.shr + int(k.off.c), width: ty.width}
 	case "setp":
+		ps[d] = pred{at: in}
 		if len(in.Mods) != 2 || len(in.Srcs) != 2 {
 			return // setp.lt.and, setp with two destinations
 		}
@@ -569,7 +589,7 @@ func (a *analysis) candidate(l *cfg.Loop, p pred, stay bool, end map[string]sym,
 		if cConst && cv <= 0 {
 			return nil, fmt.Sprintf("%s counts away from its limit (%s %s %s, step %d): the loop does not end by this test", v, showSym(x, v), rel, rangeText(limit), cv)
 		}
-		checks = append(checks, check{c, 1, dmax, "the step must be positive"})
+		checks = append(checks, check{c, 1, maxStep(dom), "the step must be positive and below half the register range"})
 		var m, last *Expr
 		if cmp == "lt" {
 			// M = ceil((Lhi - I'lo) / c); first value leaving: < L + c.
@@ -586,7 +606,7 @@ func (a *analysis) candidate(l *cfg.Loop, p pred, stay bool, end map[string]sym,
 			return nil, fmt.Sprintf("%s counts away from its limit (%s %s %s, step %d): the loop does not end by this test", v, showSym(x, v), rel, rangeText(limit), cv)
 		}
 		neg := fold(&Expr{op: opNeg, args: []*Expr{c}})
-		checks = append(checks, check{c, dmin, -1, "the step must be negative"})
+		checks = append(checks, check{c, -maxStep(dom), -1, "the step must be negative and below half the register range"})
 		var m, last *Expr
 		if cmp == "gt" {
 			m = div(add(sub(ihi, llo), sub(neg, one)), neg)
@@ -630,6 +650,10 @@ func (a *analysis) candidate(l *cfg.Loop, p pred, stay bool, end map[string]sym,
 	return nil, "unsupported comparison"
 }
 
+// maxStep is the largest step magnitude the derivation accepts: below half
+// the register range, so that a step has one sign.
+func maxStep(d domain) int64 { return 1<<(min(d.width, 63)-1) - 1 }
+
 // geometric derives the bound of a loop whose register is shifted right by
 // a constant every iteration: x, x>>s, x>>2s, ...
 func (a *analysis) geometric(v string, x, next sym, cmp, rel string, dom domain, init, limit *interval) (*candidate, string) {
@@ -662,15 +686,30 @@ func (a *analysis) geometric(v string, x, next sym, cmp, rel string, dom domain,
 	return &candidate{expr: add(maxE(Const(0), m), Const(1)), checks: checks, why: desc}, ""
 }
 
+// unknownWhy explains why the comparison at setp is not understood.
+func (a *analysis) unknownWhy(setp *isa.Instr, clobbered, inLoop map[string]bool) string {
+	if len(setp.Mods) != 2 || len(setp.Srcs) != 2 {
+		return fmt.Sprintf("%q is not a plain comparison", setp.Text)
+	}
+	for _, o := range setp.Srcs {
+		for _, r := range o.Regs {
+			if clobbered[r] {
+				return fmt.Sprintf("%s is written conditionally, under a guard or in an inner loop", r)
+			}
+		}
+	}
+	return fmt.Sprintf("an operand of %q is not an induction register or a loop invariant (a loaded value, a conversion, another width)", setp.Text)
+}
+
 func showSym(s sym, v string) string {
 	out := v
 	if s.shr > 0 {
 		out = fmt.Sprintf("(%s >> %d)", v, s.shr)
 	}
 	if s.off.c != 0 || len(s.off.terms) > 0 {
-		out += fmt.Sprintf(" + %s", linText(s.off))
+		out += " + " + linText(s.off)
 	}
-	return out
+	return strings.ReplaceAll(out, "+ -", "- ")
 }
 
 func linText(x lin) string {
@@ -932,6 +971,25 @@ func (a *analysis) defValue(in *isa.Instr, width int, stack map[*isa.Instr]bool,
 			return &interval{add(iv.lo, ops[2].lo), add(iv.hi, ops[2].hi)}, ""
 		}
 		return nil, fmt.Sprintf("%q at %s multiplies values of unknown sign", in.Text, a.lineOf(in))
+	case (in.Opcode == "shr" || in.Opcode == "div") && len(ops) == 2 && len(in.Mods) == 1:
+		// Only of a launch dimension or a non-negative constant: values
+		// that fit every integer type, so the machine division is exact.
+		k, ok := ops[1].lo.IsConst()
+		x := ops[0].lo
+		if !ok || !ops[1].exact() || !ops[0].exact() || !(x.op == opVar && isDim(x.name) || x.op == opConst && x.val >= 0) {
+			return bad()
+		}
+		if in.Opcode == "shr" {
+			if k < 0 || k >= int64(width) || k > 62 {
+				return bad()
+			}
+			k = int64(1) << k
+		}
+		if k <= 0 {
+			return bad()
+		}
+		q := div(x, Const(k))
+		return &interval{q, q}, ""
 	case in.Opcode == "shl" && len(ops) == 2:
 		k, ok := ops[1].lo.IsConst()
 		if !ok || !ops[1].exact() || k < 0 || k >= int64(width) || k > 62 {

@@ -26,8 +26,10 @@ func commands() []*cli.Command {
 		cfgCommand,
 		phasesCommand,
 		boundCommand,
+		analyzeCommand,
 		passesCommand,
 		hwCommand,
+		factsCommand,
 		simulateCommand,
 		experimentCommand,
 	}

@@ -1,0 +1,298 @@
+package loops
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+)
+
+// kernel wraps a body in a PTX kernel k with parameters n (k_param_0) and
+// m (k_param_1), both .u32.
+func kernel(body string) []byte {
+	return []byte(`.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<8>;
+	ld.param.u32 %r1, [k_param_0];
+` + body + `
+$L_exit:
+	ret;
+}
+`)
+}
+
+func TestDerive(t *testing.T) {
+	launch := func(n, m int64) pass.Launch {
+		return pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{4, 1, 1}, Args: map[string]int64{"k_param_0": n, "k_param_1": m}}
+	}
+	type want struct {
+		max  int64  // per loop in order; -1: unbounded
+		expr string // or the unbounded reason (substring)
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		n, m int64
+		want []want
+		err  string // Compute error (substring)
+	}{
+		{name: "nvcc_top_test_lt", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{11, "max(0, k_param_0) + 1"}}},
+		{name: "clang_rotated_guarded", n: 10, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r2, 0;
+$L_body:
+	add.s32 %r2, %r2, 1;
+	setp.lt.s32 %p2, %r2, %r1;
+	@%p2 bra $L_body;`, want: []want{{10, "max(0, k_param_0 - 1) + 1"}}},
+		{name: "clang_count_down_to_zero", n: 7, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, want: []want{{7, "k_param_0"}}},
+		{name: "count_down_gt", n: 5, body: `
+	mov.u32 %r3, %r1;
+$L_head:
+	setp.gt.s32 %p1, %r3, 0;
+	@!%p1 bra $L_exit;
+	sub.s32 %r3, %r3, 1;
+	bra.uni $L_head;`, want: []want{{6, "max(0, k_param_0) + 1"}}},
+		{name: "step4", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.lt.s32 %p1, %r2, %r1;
+	@!%p1 bra $L_exit;
+	add.s32 %r2, %r2, 4;
+	bra.uni $L_head;`, want: []want{{4, "max(0, (k_param_0 + 3) / 4) + 1"}}},
+		{name: "le", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.gt.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{12, "max(0, k_param_0 + 1) + 1"}}},
+		{name: "unsigned_lo_mov_chain", n: 3, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.lo.u32 %p1, %r2, %r1;
+	@!%p1 bra $L_exit;
+	add.u32 %r4, %r2, 1;
+	mov.u32 %r2, %r4;
+	bra.uni $L_head;`, want: []want{{4, "max(0, k_param_0) + 1"}}},
+		{name: "unsigned_limit_too_large", n: -1, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.lt.u32 %p1, %r2, %r1;
+	@!%p1 bra $L_exit;
+	add.u32 %r2, %r2, 1;
+	bra.uni $L_head;`, err: "the limit is outside the range of u32"},
+		{name: "ntid_limit_tid_start", n: 0, body: `
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r5, %ntid.x;
+$L_head:
+	setp.ge.u32 %p1, %r2, %r5;
+	@%p1 bra $L_exit;
+	add.u32 %r2, %r2, 32;
+	bra.uni $L_head;`, want: []want{{3, "max(0, (ntid.x + 31) / 32) + 1"}}},
+		{name: "tid_start_ntid_stride", n: 1000, body: `
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mov.u32 %r5, %tid.x;
+	mad.lo.s32 %r2, %r3, %r4, %r5;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, %r4;
+	bra.uni $L_head;`, want: []want{{17, "max(0, (k_param_0 + (ntid.x - 1)) / ntid.x) + 1"}}},
+		{name: "nested", n: 4, m: 6, body: `
+	ld.param.u32 %r6, [k_param_1];
+	mov.u32 %r2, 0;
+$L_outer:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, 0;
+$L_inner:
+	setp.ge.s32 %p2, %r3, %r6;
+	@%p2 bra $L_next;
+	add.s32 %r3, %r3, 1;
+	bra.uni $L_inner;
+$L_next:
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_outer;`, want: []want{{5, "max(0, k_param_0) + 1"}, {7, "max(0, k_param_1) + 1"}}},
+		{name: "triangular_inner_unbounded", n: 4, body: `
+	mov.u32 %r2, 0;
+$L_outer:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, 0;
+$L_inner:
+	setp.ge.s32 %p2, %r3, %r2;
+	@%p2 bra $L_next;
+	add.s32 %r3, %r3, 1;
+	bra.uni $L_inner;
+$L_next:
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_outer;`, want: []want{{5, "max(0, k_param_0) + 1"}, {-1, "the limit is not known"}}},
+		{name: "two_exits", n: 10, m: 3, body: `
+	ld.param.u32 %r6, [k_param_1];
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	setp.ge.s32 %p2, %r2, %r6;
+	@%p2 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{4, "min(max(0, k_param_0) + 1, max(0, k_param_1) + 1)"}}},
+		{name: "while_loaded_data_unbounded", body: `
+	ld.param.u64 %rd1, [k_param_2];
+$L_head:
+	ld.global.u32 %r2, [%rd1];
+	setp.eq.s32 %p1, %r2, 0;
+	@%p1 bra $L_exit;
+	add.s64 %rd1, %rd1, 4;
+	bra.uni $L_head;`, want: []want{{-1, "loaded value"}}},
+		{name: "iv_modified_in_body_unbounded", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	setp.eq.s32 %p2, %r2, 5;
+	@!%p2 bra $L_latch;
+	add.s32 %r2, %r2, 2;
+$L_latch:
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{-1, "written conditionally"}}},
+		{name: "guarded_update_unbounded", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	setp.eq.s32 %p2, %r2, 5;
+	@%p2 sub.s32 %r2, %r2, 1;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{-1, "written conditionally"}}},
+		{name: "ne_wrong_step_refused_at_eval", n: 11, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.eq.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 2;
+	bra.uni $L_head;`, err: "never equals the limit"},
+		{name: "ne_step2_even", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.eq.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 2;
+	bra.uni $L_head;`, want: []want{{6, "k_param_0 / 2 + 1"}}},
+		{name: "counts_away_unbounded", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, -1;
+	bra.uni $L_head;`, want: []want{{-1, "counts away"}}},
+		{name: "unsigned_ge_zero_never_ends", n: 10, body: `
+	mov.u32 %r2, %r1;
+$L_head:
+	setp.lt.u32 %p1, %r2, 0;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, -1;
+	bra.uni $L_head;`, err: "wrap around"},
+		{name: "wraps_at_int_max", n: 2147483647, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.le.s32 %p1, %r2, %r1;
+	@!%p1 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, err: "wrap around"},
+		{name: "geometric_halving_ne_zero", n: 0, body: `
+	mov.u32 %r2, %ntid.x;
+	shr.u32 %r2, %r2, 1;
+$L_head:
+	setp.eq.s32 %p1, %r2, 0;
+	@%p1 bra $L_exit;
+	shr.u32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{7, "max(0, log2(ntid.x / 2) + 1) + 1"}}},
+		{name: "width_mismatch_unbounded", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	cvt.u64.u32 %rd2, %r2;
+	cvt.u64.u32 %rd3, %r1;
+	setp.ge.u64 %p1, %rd2, %rd3;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{-1, "conversion"}}},
+		{name: "s64_induction", n: 9, body: `
+	ld.param.u64 %rd1, [k_param_2];
+	mov.u64 %rd2, 0;
+$L_head:
+	setp.ge.s64 %p1, %rd2, %rd1;
+	@%p1 bra $L_exit;
+	add.s64 %rd2, %rd2, 3;
+	bra.uni $L_head;`, want: []want{{4, "max(0, (k_param_2 + 2) / 3) + 1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := launch(tc.n, tc.m)
+			l.Args["k_param_2"] = tc.n
+			_, gs := graphs(t, tc.name+".ptx", kernel(tc.body))
+			r, err := Compute(gs[0], l, nil, "")
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Compute error = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Loops) != len(tc.want) {
+				t.Fatalf("%d loops, want %d", len(r.Loops), len(tc.want))
+			}
+			for i, w := range tc.want {
+				lb := r.Loops[i]
+				if w.max < 0 {
+					if lb.Bound != nil || !strings.Contains(lb.Why, w.expr) {
+						t.Errorf("loop %d: bound %v, why %q; want unbounded with %q", i, lb.Bound, lb.Why, w.expr)
+					}
+					continue
+				}
+				if lb.Bound == nil {
+					t.Errorf("loop %d: unbounded (%s), want %d", i, lb.Why, w.max)
+					continue
+				}
+				if lb.Bound.Max != w.max || lb.Bound.Expr != w.expr {
+					t.Errorf("loop %d: %d = %s, want %d = %s (%s)", i, lb.Bound.Max, lb.Bound.Expr, w.max, w.expr, lb.Bound.Why)
+				}
+			}
+			unb := false
+			for _, w := range tc.want {
+				unb = unb || w.max < 0
+			}
+			if r.Bounded() == unb {
+				t.Errorf("Bounded() = %v, problems %v", r.Bounded(), r.Problems)
+			}
+			for _, p := range r.Problems {
+				if !strings.Contains(p.Message, "gpuwcet facts template "+tc.name+".ptx") || !strings.Contains(p.Message, tc.name+".ptx:") {
+					t.Errorf("problem message without position or template hint: %s", p.Message)
+				}
+			}
+		})
+	}
+}
+

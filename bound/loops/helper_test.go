@@ -1,0 +1,53 @@
+package loops
+
+import (
+	"go/token"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/ptx"
+)
+
+// graphs parses PTX source and builds the graph of every function.
+func graphs(t testing.TB, name string, src []byte) (*isa.File, []*cfg.Graph) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, name, src, 0)
+	if err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	var gs []*cfg.Graph
+	for _, fn := range f.Funcs {
+		if fn.Decl {
+			continue
+		}
+		g, err := cfg.Build(fset, fn)
+		if err != nil {
+			t.Fatalf("cfg %s: %v", fn.Name, err)
+		}
+		gs = append(gs, g)
+	}
+	return f, gs
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sharedDir returns ../shared relative to the repository root, or skips.
+func sharedDir(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared data %s not present: %v", p, err)
+	}
+	return p
+}
