@@ -31,6 +31,7 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 	}
 
 	// Per-warp outcomes and classes.
+	var refused *Branch
 	ws := warpsOf(l)
 	type cls struct {
 		key string
@@ -83,6 +84,20 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 		info.Classes = append(info.Classes, c)
 		for k, br := range info.Branches {
 			br.Outcomes = append(br.Outcomes, c.Outcomes[k])
+		}
+		for k, br := range info.Branches {
+			if c.Outcomes[k] == Divergent && br.Serial && !br.Exit && refused == nil {
+				refused = br
+			}
+		}
+		if refused != nil {
+			e := &RefusedError{Func: g.Func.Name, Msg: fmt.Sprintf(
+				"%s: divergent branch %q splits lanes that each loop back to it before reconverging at %s: serialized loop iterations are not modelled",
+				c.Name, refused.Instr.Text, refused.Reconv)}
+			if g.Fset != nil {
+				e.Pos = g.Fset.Position(refused.Instr.Pos)
+			}
+			return nil, e
 		}
 		wb := &warpBuilder{g: g, branches: map[*cfg.Block]int{}, brs: info.Branches, out: c.Outcomes,
 			max: o.MaxBlocks, maxSides: o.MaxSides, fn: g.Func.Name, class: c.Name}

@@ -313,14 +313,14 @@ func TestDivergentLoop(t *testing.T) {
 }
 
 // TestBothOrders checks that a divergent if/else gets both orders: the
-// branch block has two successors, one per side run first, and each path
-// runs both sides.
+// branch block has four successors: each side alone (all active lanes
+// agree), and both sides, taken first or fall-through first.
 func TestBothOrders(t *testing.T) {
 	info := analyze(t, kernel(tidIfElse), pass.Launch{})
 	g := info.Classes[0].Graph
 	entry := g.Entry()
-	if len(entry.Succs) != 2 {
-		t.Fatalf("entry has %d successors, want 2 (taken first, fall-through first)", len(entry.Succs))
+	if len(entry.Succs) != 4 {
+		t.Fatalf("entry has %d successors, want 4 (taken only, fall-through only, taken first, fall-through first)", len(entry.Succs))
 	}
 	var paths []string
 	var walk func(b *cfg.Block, p []string)
@@ -335,7 +335,7 @@ func TestBothOrders(t *testing.T) {
 		}
 	}
 	walk(entry, nil)
-	want := []string{"b0 b2 b1 b3", "b0 b1 b2 b3"}
+	want := []string{"b0 b2 b3", "b0 b1 b3", "b0 b2 b1 b3", "b0 b1 b2 b3"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("paths mismatch (-want +got):\n%s", diff)
 	}

@@ -190,6 +190,25 @@ func (e *LimitError) Error() string {
 		p, e.Func, e.Class, e.Limit, e.Thread, e.What)
 }
 
+// RefusedError reports a divergent branch the warp-level CFG cannot model
+// soundly: several lane groups that each loop back to the branch before
+// reconverging (Branch.Serial). On a SIMT stack each group then runs its
+// iterations after the other's, which the warp-level CFG does not
+// represent; rather than give an unsafe graph, Analyze refuses.
+type RefusedError struct {
+	Pos  token.Position
+	Func string
+	Msg  string
+}
+
+func (e *RefusedError) Error() string {
+	p := ""
+	if e.Pos.IsValid() {
+		p = e.Pos.String() + ": "
+	}
+	return fmt.Sprintf("%sdivergence: %s: %s", p, e.Func, e.Msg)
+}
+
 // Category of the diagnostics reported by Analyzer.
 const (
 	CategoryDivergent = "divergent-branch"

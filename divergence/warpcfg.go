@@ -20,10 +20,12 @@ import (
 // thread-level block, so the graph is a cfg.Graph on which dominators,
 // loops, Check, Format and cfgdot work unchanged.
 //
-// Orders: a divergent branch gets one successor per order of its
-// non-empty sides (taken first, as measured on Pascal, and fall-through
-// first, as other SIMT-stack implementations may do); the timing analysis
-// takes the worst. A side equal to R is empty and is not run.
+// Orders: a divergent branch keeps its thread-level edges (the active
+// lanes may all agree), and gets one more successor per order of its
+// non-empty sides when there are several (taken first, as measured on
+// Pascal, and fall-through first, as other SIMT-stack implementations may
+// do); the timing analysis takes the worst. A side equal to R is empty and
+// is not run: with one non-empty side, the lanes of the other wait at R.
 //
 // Loops: a divergent branch one of whose sides comes back to it before R
 // (a loop exit, or a branch in a loop whose reconvergence is outside the
@@ -297,8 +299,13 @@ func (w *warpBuilder) expand(i int) error {
 		}
 		return nil
 	}
-	if len(ss) == 0 {
-		return all()
+	// The lanes active here may also all agree: each side alone is a
+	// path too (a side with no active lane is skipped by the hardware).
+	if err := all(); err != nil {
+		return err
+	}
+	if len(ss) < 2 {
+		return nil
 	}
 	if len(ss) > w.maxSides {
 		return &LimitError{Func: w.fn, Class: w.class, Limit: w.max, Thread: len(w.g.Blocks),

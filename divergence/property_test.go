@@ -1,0 +1,304 @@
+package divergence_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/divergence"
+)
+
+// structured returns a random structured function in the cfgtest
+// language: nested if, if/else, while loops with breaks, do-while loops and
+// early guarded returns. Guards are never-written predicates, hence
+// thread-varying: every branch is possibly divergent.
+func structured(r *rand.Rand, size int) string {
+	var sb strings.Builder
+	sb.WriteString(".entry s\n")
+	n := 0
+	label := func(s string) string { n++; return fmt.Sprintf("%s%d", s, n) }
+	var gen func(depth int, exit string)
+	gen = func(depth int, exit string) {
+		k := 1 + r.Intn(3)
+		for i := 0; i < k && size > 0; i++ {
+			size--
+			fmt.Fprintf(&sb, "\tadd r%d\n", n)
+			c := r.Intn(8)
+			if depth >= 4 {
+				c = 0
+			}
+			switch c {
+			case 1: // if
+				end := label("E")
+				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, end)
+				gen(depth+1, exit)
+				fmt.Fprintf(&sb, "%s:\n", end)
+			case 2: // if/else
+				els, end := label("S"), label("E")
+				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, els)
+				gen(depth+1, exit)
+				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", end, els)
+				gen(depth+1, exit)
+				fmt.Fprintf(&sb, "%s:\n", end)
+			case 3: // while
+				head, out := label("H"), label("X")
+				fmt.Fprintf(&sb, "%s:\n\t@p%d bra %s\n", head, n, out)
+				gen(depth+1, out)
+				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", head, out)
+			case 4: // do-while
+				top := label("T")
+				fmt.Fprintf(&sb, "%s:\n", top)
+				gen(depth+1, exit)
+				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, top)
+			case 5: // break
+				if exit != "" {
+					fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, exit)
+				}
+			case 6: // early return
+				if r.Intn(3) == 0 {
+					fmt.Fprintf(&sb, "\t@p%d ret\n", n)
+				}
+			}
+		}
+	}
+	gen(0, "")
+	sb.WriteString("\tret\n")
+	return sb.String()
+}
+
+// simulate runs a warp of lanes through the thread-level CFG g on a SIMT
+// reconvergence stack (reconvergence points from info), with random
+// per-lane decisions, and returns the sequence of blocks the warp issues,
+// or nil when it runs too long. At a divergence the lane groups that leave
+// the loop (or do not come back to the branch) run first, the others
+// after, each set in random order.
+func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []int {
+	type entry struct {
+		pc, rpc int // -1: exit
+		mask    []bool
+	}
+	idx := func(b *cfg.Block) int {
+		if b == g.Exit {
+			return -1
+		}
+		return b.Index
+	}
+	all := make([]bool, lanes)
+	for i := range all {
+		all[i] = true
+	}
+	stack := []*entry{{pc: 0, rpc: -2, mask: all}}
+	finish := func(ls []int) {
+		for _, e := range stack {
+			for _, l := range ls {
+				e.mask[l] = false
+			}
+		}
+	}
+	empty := func(m []bool) bool {
+		for _, x := range m {
+			if x {
+				return false
+			}
+		}
+		return true
+	}
+	var seq []int
+	for steps := 0; ; steps++ {
+		if steps > 3000 {
+			return nil
+		}
+		for len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if empty(top.mask) || top.pc == top.rpc {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			if top.pc == -1 {
+				var ls []int
+				for l, on := range top.mask {
+					if on {
+						ls = append(ls, l)
+					}
+				}
+				finish(ls)
+				continue
+			}
+			break
+		}
+		if len(stack) == 0 {
+			return seq
+		}
+		top := stack[len(stack)-1]
+		b := g.Blocks[top.pc]
+		seq = append(seq, b.Index)
+		// Per-lane successor.
+		var order []int         // distinct targets in successor order
+		groups := map[int][]int{} // target -> lanes
+		for l, on := range top.mask {
+			if !on {
+				continue
+			}
+			e := b.Succs[0]
+			if len(b.Succs) > 1 {
+				e = b.Succs[r.Intn(len(b.Succs))]
+			}
+			t := idx(e.To)
+			if _, ok := groups[t]; !ok {
+				order = append(order, t)
+			}
+			groups[t] = append(groups[t], l)
+		}
+		if len(order) == 1 {
+			top.pc = order[0]
+			continue
+		}
+		br := info.Branch(b)
+		if br.Exit {
+			for _, t := range order {
+				if t == -1 {
+					finish(groups[t])
+				} else {
+					top.pc = t
+				}
+			}
+			continue
+		}
+		rc := idx(br.Reconv)
+		top.pc = rc
+		var first, later []int
+		for _, t := range order {
+			if t != -1 && t != rc && reachesAvoid(g, g.Blocks[t], b, br.Reconv) {
+				later = append(later, t)
+			} else {
+				first = append(first, t)
+			}
+		}
+		r.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+		r.Shuffle(len(later), func(i, j int) { later[i], later[j] = later[j], later[i] })
+		run := append(first, later...)
+		for i := len(run) - 1; i >= 0; i-- {
+			m := make([]bool, lanes)
+			for _, l := range groups[run[i]] {
+				m[l] = true
+			}
+			stack = append(stack, &entry{pc: run[i], rpc: rc, mask: m})
+		}
+	}
+}
+
+func reachesAvoid(g *cfg.Graph, from, to, avoid *cfg.Block) bool {
+	seen := map[*cfg.Block]bool{}
+	stack := []*cfg.Block{from}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == to {
+			return true
+		}
+		if x == avoid || x == g.Exit || seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, e := range x.Succs {
+			stack = append(stack, e.To)
+		}
+	}
+	return false
+}
+
+var debugf = func(string, ...any) {}
+
+// accepts reports whether the warp-level graph w has a path from its
+// entry to its exit whose blocks copy seq, in order.
+func accepts(w *cfg.Graph, seq []int) bool {
+	cur := map[*cfg.Block]bool{}
+	if w.Entry().Orig.Index == seq[0] {
+		cur[w.Entry()] = true
+	}
+	for _, s := range seq[1:] {
+		next := map[*cfg.Block]bool{}
+		for b := range cur {
+			for _, e := range b.Succs {
+				if e.To != w.Exit && e.To.Orig.Index == s {
+					next[e.To] = true
+				}
+			}
+		}
+		cur = next
+		if len(cur) == 0 {
+			debugf("accepts: stuck before %d", s)
+			return false
+		}
+	}
+	for b := range cur {
+		for _, e := range b.Succs {
+			if e.To == w.Exit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestWarpPathsCovered checks, on random structured CFGs (fixed seeds),
+// that every execution of a 4-lane warp on a SIMT reconvergence stack is a
+// path of the warp-level CFG, block for block; since each lane's path is a
+// subsequence of its warp's sequence, every thread path is covered too.
+// Every warp-level CFG must pass Check.
+func TestWarpPathsCovered(t *testing.T) {
+	seeds := 300
+	if testing.Short() {
+		seeds = 60
+	}
+	refused := 0
+	defer func() {
+		t.Logf("%d of %d functions refused (serialized divergent loops)", refused, seeds)
+		if refused > seeds/4 {
+			t.Errorf("%d of %d functions refused: the generator or the model degenerated", refused, seeds)
+		}
+	}()
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		r := rand.New(rand.NewSource(seed))
+		src := structured(r, 12)
+		fset, fn := cfgtest.Must(t, src)
+		g, err := cfg.Build(fset, fn)
+		if err != nil {
+			t.Fatalf("seed %d: Build: %v", seed, err)
+		}
+		info, err := divergence.Analyze(g, pass.Launch{}, divergence.Options{})
+		var re *divergence.RefusedError
+		if errors.As(err, &re) {
+			refused++
+			continue
+		}
+		if err != nil {
+			t.Fatalf("seed %d: Analyze: %v\n%s", seed, err, src)
+		}
+		w := info.Classes[0].Graph
+		if err := w.Check(); err != nil {
+			t.Fatalf("seed %d: Check: %v\n%s", seed, err, src)
+		}
+		for run := 0; run < 20; run++ {
+			seq := simulate(r, g, info, 4)
+			if seq == nil {
+				continue
+			}
+			if !accepts(w, seq) {
+				debugf = t.Logf
+				accepts(w, seq)
+				var wb strings.Builder
+				divergence.Format(&wb, info)
+				t.Log(wb.String())
+				var sb strings.Builder
+				cfg.Format(&sb, g)
+				t.Fatalf("seed %d run %d: warp sequence %v is not a path of the warp-level CFG\n%s\n%s", seed, run, seq, src, sb.String())
+			}
+		}
+	}
+}
