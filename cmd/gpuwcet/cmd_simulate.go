@@ -30,8 +30,9 @@ ready. --timeline lists every instruction's issue, start and ready cycles.
 
 Policies: lrr (loose round robin), gto (greedy then oldest), random:SEED (a
 uniformly random eligible warp each cycle, reproducible), priority:W,W,...
-(static priority order) and adversarial[:SEED[:BUDGET]] (a search for a
-long schedule; prints the witness policy, which replays it).
+(static priority order), most-remaining and least-remaining (the eligible
+warp with the most / fewest instructions left) and adversarial[:SEED[:BUDGET]]
+(a search for a long schedule; prints the witness policy, which replays it).
 
 --barriers selects the barrier semantics: reach (docs/model.md: warps
 continue when the last one reaches the barrier), drain (also wait until every
@@ -39,7 +40,7 @@ result of the block is ready) or issue (bar.sync issues on its unit).`,
 	Flags: []cli.Flag{
 		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
 		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
-		&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., adversarial[:SEED[:BUDGET]]", Category: catTarget},
+		&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
 		&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics: reach, drain or issue", Category: catTarget},
 		&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
 	},

@@ -10,7 +10,8 @@ import (
 // below it is unsound). The search is deterministic for a given seed and
 // budget:
 //
-//  1. LRR, GTO, and the static orders oldest-first and youngest-first;
+//  1. LRR, GTO, the static orders oldest-first and youngest-first, and
+//     most- and least-remaining-instructions first;
 //  2. a quarter of the budget on random static priority orders, a quarter
 //     on random policies (random:SEED');
 //  3. the rest on hill climbing: swap two warps of the best priority order
@@ -37,6 +38,10 @@ func (p *Program) adversarial(pol Policy, opt Options) (*Result, error) {
 			ch = gto{}
 		case Random:
 			ch = &random{rng: newRand(q.Seed)}
+		case MostRemaining:
+			ch = &remaining{most: true}
+		case LeastRemaining:
+			ch = &remaining{}
 		default: // Priority, with a permutation of all warps
 			ch = priority(q.Order)
 		}
@@ -62,6 +67,8 @@ func (p *Program) adversarial(pol Policy, opt Options) (*Result, error) {
 	if mk := try(Policy{Kind: Priority, Order: youngest}); mk > bestOrderMk {
 		bestOrder, bestOrderMk = youngest, mk
 	}
+	try(Policy{Kind: MostRemaining})
+	try(Policy{Kind: LeastRemaining})
 	quarter := budget / 4
 	for i := 0; i < quarter && runs < budget; i++ {
 		o := rng.Perm(nw)

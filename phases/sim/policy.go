@@ -25,9 +25,16 @@ const (
 	// (a static priority order; warps not listed come last, by index).
 	Priority
 	// Adversarial searches for a long schedule: it runs LRR, GTO, the
-	// youngest-first order, random priority orders improved by swaps, and
-	// random policies, and returns the longest schedule found.
+	// youngest-first order, most- and least-remaining, random priority
+	// orders improved by swaps, and random policies, and returns the
+	// longest schedule found.
 	Adversarial
+	// MostRemaining issues the eligible warp with the most instructions
+	// left (ties: lowest index), a critical-path heuristic.
+	MostRemaining
+	// LeastRemaining issues the eligible warp with the fewest instructions
+	// left (ties: lowest index).
+	LeastRemaining
 )
 
 // Policy is a work-conserving warp scheduling policy.
@@ -63,6 +70,10 @@ func (p Policy) String() string {
 			b.WriteString(strconv.Itoa(w))
 		}
 		return b.String()
+	case MostRemaining:
+		return "most-remaining"
+	case LeastRemaining:
+		return "least-remaining"
 	case Adversarial:
 		s := "adversarial"
 		if p.Seed != 0 || p.Budget != 0 {
@@ -88,6 +99,14 @@ func ParsePolicy(s string) (Policy, error) {
 	case "gto":
 		if !hasArg {
 			return Policy{Kind: GTO}, nil
+		}
+	case "most-remaining":
+		if !hasArg {
+			return Policy{Kind: MostRemaining}, nil
+		}
+	case "least-remaining":
+		if !hasArg {
+			return Policy{Kind: LeastRemaining}, nil
 		}
 	case "random":
 		if !hasArg {
@@ -127,7 +146,7 @@ func ParsePolicy(s string) (Policy, error) {
 		}
 		return p, nil
 	}
-	return Policy{}, fmt.Errorf("unknown policy %q (want lrr, gto, random:SEED, priority:W,..., or adversarial)", s)
+	return Policy{}, fmt.Errorf("unknown policy %q (want lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining or adversarial)", s)
 }
 
 func (p Policy) chooser(nwarps int) (chooser, error) {
@@ -136,6 +155,10 @@ func (p Policy) chooser(nwarps int) (chooser, error) {
 		return lrr{}, nil
 	case GTO:
 		return gto{}, nil
+	case MostRemaining:
+		return &remaining{most: true}, nil
+	case LeastRemaining:
+		return &remaining{}, nil
 	case Random:
 		return &random{rng: newRand(p.Seed)}, nil
 	case Priority:
@@ -208,4 +231,25 @@ func (o priority) choose(mask uint64, _ int) int {
 
 func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// remaining picks by the number of instructions a warp has left; it reads
+// the run's warp states (bound by run).
+type remaining struct {
+	most bool
+	ws   []warpState
+}
+
+func (r *remaining) bind(ws []warpState) { r.ws = ws }
+
+func (r *remaining) choose(mask uint64, _ int) int {
+	best, bestLeft := -1, 0
+	for m := mask; m != 0; m &= m - 1 {
+		w := bits.TrailingZeros64(m)
+		left := len(r.ws[w].pr.ins) - r.ws[w].pc
+		if best < 0 || (r.most && left > bestLeft) || (!r.most && left < bestLeft) {
+			best, bestLeft = w, left
+		}
+	}
+	return best
 }

@@ -330,6 +330,9 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 	for w, pr := range p.warps {
 		ws[w] = warpState{pr: pr, regs: regFile[p.regOff[w] : p.regOff[w]+pr.nregs : p.regOff[w]+pr.nregs]}
 	}
+	if b, ok := ch.(interface{ bind([]warpState) }); ok {
+		b.bind(ws)
+	}
 	unitFree := make([]int64, p.units)
 	res := &Result{WarpEnd: make([]hwdesc.Cycles, nw)}
 	if opt.Timeline {

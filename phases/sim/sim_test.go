@@ -230,7 +230,7 @@ func TestVerifyRandom(t *testing.T) {
 				}
 				iso[w], _ = q.Run(sim.Policy{Kind: sim.LRR}, sim.Options{Timeline: true})
 			}
-			for _, ps := range []string{"lrr", "gto", "random:3", "priority:2,1,0", "adversarial:1:16"} {
+			for _, ps := range []string{"lrr", "gto", "random:3", "priority:2,1,0", "most-remaining", "least-remaining", "adversarial:1:16"} {
 				pol, _ := sim.ParsePolicy(ps)
 				if pol.Kind == sim.Priority && p.Warps() < 3 {
 					continue
