@@ -138,7 +138,7 @@ func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []in
 		b := g.Blocks[top.pc]
 		seq = append(seq, b.Index)
 		// Per-lane successor.
-		var order []int         // distinct targets in successor order
+		var order []int           // distinct targets in successor order
 		groups := map[int][]int{} // target -> lanes
 		for l, on := range top.mask {
 			if !on {
