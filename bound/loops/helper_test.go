@@ -51,3 +51,20 @@ func sharedDir(t testing.TB, rel string) string {
 	}
 	return p
 }
+
+func graphsOf(t testing.TB, f *isa.File) (*isa.File, []*cfg.Graph) {
+	t.Helper()
+	var gs []*cfg.Graph
+	for _, fn := range f.Funcs {
+		if fn.Decl {
+			continue
+		}
+		g, err := cfg.Build(f.Fset, fn)
+		if err != nil {
+			t.Errorf("cfg %s: %v", fn.Name, err)
+			continue
+		}
+		gs = append(gs, g)
+	}
+	return f, gs
+}

@@ -246,6 +246,7 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 	env := LaunchEnv(launch)
 	derivs := Derive(g)
 	var errs []error
+	evalErr := map[*LoopBound]error{}
 	for i, l := range g.Loops {
 		lb := &LoopBound{Loop: l, Header: l.Header, Key: keyOf(g, l), Pos: pos(l.Header.Pos())}
 		r.Loops = append(r.Loops, lb)
@@ -260,7 +261,8 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 		}
 		max, err := d.Eval(env)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err))
+			evalErr[lb] = fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err)
+			lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
 			continue
 		}
 		lb.Derived = &Bound{Max: max, Expr: d.Expr.String(), Source: Derived, Why: d.Why, Pos: lb.Pos}
@@ -273,6 +275,13 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 			errs = append(errs, err)
 		}
 		factProblems = ps
+	}
+	// A derived bound that cannot be evaluated is an error unless a fact
+	// replaces it.
+	for _, lb := range r.Loops {
+		if err := evalErr[lb]; err != nil && (lb.Bound == nil || lb.Bound.Source != Annotated) && !lb.open() {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
