@@ -98,7 +98,8 @@ type SegClass struct {
 // LoopUse is a loop bound the analysis used.
 type LoopUse struct {
 	Header *isa.Instr // first instruction of the header block
-	Max    int64
+	Block  *cfg.Block // the header block, in the first graph the loop was met
+	Max    int64      // the largest bound the callback returned for it
 }
 
 type segKey struct{ from, to *isa.Instr }
@@ -127,6 +128,7 @@ func Analyze(in *Input) (*Result, error) {
 	d := dims{units: len(in.Engine.HW().Units), regs: in.Engine.NumRegs()}
 	res := &Result{Func: g.Func.Name, HW: in.Engine.HW()}
 	used := map[*isa.Instr]int64{}
+	blockOf := map[*isa.Instr]*cfg.Block{}
 	var order []*isa.Instr
 	loopBound := func(l *cfg.Loop) (int64, error) {
 		n, err := in.Bound(l)
@@ -139,6 +141,7 @@ func Analyze(in *Input) (*Result, error) {
 		h := l.Header.Instrs[0]
 		if _, ok := used[h]; !ok {
 			order = append(order, h)
+			blockOf[h] = l.Header
 		}
 		used[h] = max(used[h], n)
 		return n, nil
@@ -258,7 +261,7 @@ func Analyze(in *Input) (*Result, error) {
 	}
 	res.Bound = hwdesc.Cycles(total)
 	for _, h := range order {
-		res.Loops = append(res.Loops, LoopUse{Header: h, Max: used[h]})
+		res.Loops = append(res.Loops, LoopUse{Header: h, Block: blockOf[h], Max: used[h]})
 	}
 	slices.SortStableFunc(res.Loops, func(a, b LoopUse) int { return int(a.Header.Pos - b.Header.Pos) })
 	return res, nil

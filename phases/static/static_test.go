@@ -73,7 +73,12 @@ func build(t testing.TB, src string) *kernel {
 // boundsByLabel keys loop bounds by the header's label.
 func boundsByLabel(m map[string]int64) LoopBound {
 	return func(l *cfg.Loop) (int64, error) {
-		n, ok := m[l.Label()]
+		for _, lab := range l.Header.Labels {
+			if n, ok := m[lab]; ok {
+				return n, nil
+			}
+		}
+		n, ok := int64(0), false
 		if !ok {
 			return 0, &Error{Msg: fmt.Sprintf("loop %s has no bound", l.Label()), Unbounded: true}
 		}

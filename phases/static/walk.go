@@ -13,11 +13,14 @@ import (
 // argument, and widening rounds before falling back to the largest entry
 // growth (docs/model.md, "Loops: iteration up to a time shift"). Neither
 // depends on the numeric value of a loop bound.
-const (
-	exactIters   = 4
-	widenRounds  = 6
-	maxWalkNodes = 1 << 22 // guard against pathological nesting
+// They are variables only so that tests can force the acceleration on
+// small bounds.
+var (
+	exactIters  int64 = 4
+	widenRounds       = 6
 )
+
+const maxWalkNodes = 1 << 22 // guard against pathological nesting
 
 // val is the abstract value at a program point: an upper bound of the
 // warp's timing state (nil when time is not tracked) and of the weight

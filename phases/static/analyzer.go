@@ -1,0 +1,197 @@
+package static
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/divergence"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+// Analyzer computes the static bound of a kernel (gpuwcet analyze).
+var Analyzer = &pass.Analyzer{
+	Name: "static",
+	Doc: `sound whole-kernel bound without traces (static multi-path analysis)
+
+The static pass inlines device calls, then bounds, per warp class of the
+divergence pass and over its warp-level CFG, the isolated duration D and
+the interference I = InitSum + Issued of every barrier section, each as a
+maximum over the paths the loop bounds (loops pass) allow; a section's bound
+is the largest D + Σ_{other warps} I, and the block bound the longest path
+over the barriers under the loop bounds (docs/model.md, "Static multi-path
+analysis"). It needs the block dimensions (pass.Launch.Block).`,
+	Requires:   []*pass.Analyzer{cfg.Analyzer, divergence.Analyzer, loops.Analyzer},
+	ResultType: reflect.TypeOf((*Report)(nil)),
+	Run:        run,
+	Check:      func(r any) error { return r.(*Report).Check() },
+}
+
+// Report is the result of the static pass: the bound and what it used.
+type Report struct {
+	*Result
+	Graph   *cfg.Graph // thread-level graph (inlined when Inlined)
+	Info    *divergence.Info
+	Loops   *loops.Result
+	Inlined bool
+	// Serial lists the loops whose bound was multiplied by the lanes of a
+	// warp (left divergently with several lane groups iterating in turn).
+	Serial map[*cfg.Block]int64
+}
+
+func run(p *pass.Pass) (any, error) {
+	if p.HW == nil {
+		return nil, fmt.Errorf("static: no hardware description (use --hw)")
+	}
+	if p.Launch.Threads() == 0 {
+		return nil, &Error{Pos: position(p.Fset, p.Func.Pos), Msg: fmt.Sprintf("%s: missing launch configuration: the number of warps enters the bound; give --block DIMS", p.Func.Name)}
+	}
+	fn, noIssue, err := Inline(p.File, p.Func)
+	if err != nil {
+		return nil, err
+	}
+	var g *cfg.Graph
+	var info *divergence.Info
+	var lr *loops.Result
+	if fn == p.Func {
+		g = p.ResultOf[cfg.Analyzer].(*cfg.Graph)
+		info = p.ResultOf[divergence.Analyzer].(*divergence.Info)
+		lr = p.ResultOf[loops.Analyzer].(*loops.Result)
+	} else {
+		if g, err = cfg.Build(p.Fset, fn); err != nil {
+			return nil, err
+		}
+		if info, err = divergence.Analyze(g, p.Launch, divergence.Options{}); err != nil {
+			return nil, err
+		}
+		facts, _ := p.Inputs[loops.FactsInput].(*loops.Facts)
+		sha, _ := p.Inputs[loops.ListingSHAInput].(string)
+		if lr, err = loops.Compute(g, p.Launch, facts, sha); err != nil {
+			return nil, err
+		}
+	}
+	return Kernel(p.HW, g, info, lr, noIssue, fn != p.Func)
+}
+
+// Unbounded reports whether err means "not bounded" (exit code 2).
+func Unbounded(err error) bool {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Unbounded
+	}
+	var ue *loops.UnboundedError
+	return errors.As(err, &ue)
+}
+
+// Kernel runs Analyze on the results of the cfg, divergence and loops
+// analyses of one kernel.
+func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, noIssue map[*isa.Instr]bool, inlined bool) (*Report, error) {
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	eng, err := phases.NewEngine(hw)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inlined, Serial: map[*cfg.Block]int64{}}
+	loopClass := map[*cfg.Loop]*divergence.Class{}
+	var classes []Class
+	for _, c := range info.Classes {
+		if c.Warps == nil {
+			return nil, &Error{Pos: position(g.Fset, g.Func.Pos), Msg: fmt.Sprintf("%s: missing launch configuration: the divergence pass could not assign warps to classes; give --block DIMS", g.Func.Name)}
+		}
+		for _, l := range c.Graph.Loops {
+			loopClass[l] = c
+		}
+		classes = append(classes, Class{Warps: c.Warps, Graph: c.Graph})
+	}
+	lanes := func(c *divergence.Class) int64 {
+		n := 0
+		for _, x := range c.Lanes {
+			n = max(n, x)
+		}
+		if n == 0 {
+			n = 32
+		}
+		return int64(n)
+	}
+	boundOf := func(l *cfg.Loop) (int64, error) {
+		h := l.Header
+		n, ok := lr.Max(h)
+		if !ok {
+			return 0, &Error{Pos: position(g.Fset, h.Pos()), Unbounded: true, Msg: fmt.Sprintf("loop headed here has no bound; give it in a facts file (%s) with --facts", loops.TemplateHint(position(g.Fset, g.Func.Pos).Filename))}
+		}
+		th := h
+		if h.Orig != nil {
+			th = h.Orig
+		}
+		var mult int64 = 1
+		var tl *cfg.Loop
+		if th.Loop != nil && th.Loop.Header == th {
+			tl = th.Loop
+		}
+		if tl != nil {
+			// A loop of a class graph takes that class's multiplier; a
+			// loop of the thread-level graph the largest over classes.
+			for _, c := range info.Classes {
+				if lc := loopClass[l]; (lc == nil || lc == c) && c.SerialLoops[tl] {
+					mult = max(mult, lanes(c))
+				}
+			}
+		}
+		if mult > 1 {
+			rep.Serial[th] = mult
+			x, ok := mulAdd(0, n, mult)
+			if !ok {
+				return 0, &Error{Pos: position(g.Fset, h.Pos()), Msg: "loop bound overflows"}
+			}
+			n = x
+		}
+		return n, nil
+	}
+	uniform := func(b *cfg.Block) bool {
+		br := info.Branch(b)
+		if br == nil || br.Divergent {
+			return false
+		}
+		for _, o := range br.Outcomes[1:] {
+			if o != br.Outcomes[0] {
+				return false
+			}
+		}
+		return true
+	}
+	res, err := Analyze(&Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, NoIssue: noIssue})
+	if err != nil {
+		return nil, err
+	}
+	rep.Result = res
+	return rep, nil
+}
+
+// Check verifies the invariants of a report: every segment's bound is the
+// largest WUB of its classes, each WUB is at least the class's duration,
+// and the bound is at least every segment bound.
+func (r *Report) Check() error {
+	for _, s := range r.Segments {
+		var m int64
+		for _, c := range s.Classes {
+			if c.WUB < c.Duration || c.Interference < 0 {
+				return fmt.Errorf("segment: WUB %d below duration %d", c.WUB, c.Duration)
+			}
+			m = max(m, int64(c.WUB))
+		}
+		if int64(s.Bound) != m {
+			return fmt.Errorf("segment bound %d, largest WUB %d", s.Bound, m)
+		}
+		if s.Bound > r.Bound {
+			return fmt.Errorf("segment bound %d above the block bound %d", s.Bound, r.Bound)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package static
+
+import (
+	"fmt"
+	"go/token"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// JSONKernel is the JSON form of one kernel's report (gpuwcet analyze).
+type JSONKernel struct {
+	Name        string        `json:"name"`
+	BoundCycles int64         `json:"bound_cycles"`
+	BoundNS     *int64        `json:"bound_ns,omitempty"`
+	Warps       int           `json:"warps"`
+	Inlined     bool          `json:"inlined_calls"`
+	Classes     []JSONClass   `json:"classes"`
+	Sections    []JSONSection `json:"sections"`
+	Loops       []JSONLoop    `json:"loops"`
+	Divergent   []JSONBranch  `json:"divergent_branches"`
+	Warnings    []string      `json:"warnings"`
+	Deadline    *int64        `json:"deadline_cycles,omitempty"`
+	Verdict     string        `json:"verdict,omitempty"`
+}
+
+// JSONClass is a warp class.
+type JSONClass struct {
+	Name  string `json:"name"`
+	Warps []int  `json:"warps"`
+}
+
+// JSONSection is one section of the section graph (a segment between two
+// consecutive barriers).
+type JSONSection struct {
+	From        string         `json:"from"` // "entry" or the barrier's position
+	To          string         `json:"to"`   // "end" or the barrier's position
+	BoundCycles int64          `json:"bound_cycles"`
+	Classes     []JSONSegClass `json:"classes"`
+}
+
+// JSONSegClass is one class's terms over a section.
+type JSONSegClass struct {
+	Warps        []int `json:"warps"`
+	Duration     int64 `json:"duration"`
+	Interference int64 `json:"interference"`
+	WUB          int64 `json:"wub"`
+}
+
+// JSONLoop is a loop bound used, with its provenance.
+type JSONLoop struct {
+	Pos    string `json:"pos"`
+	Key    string `json:"key"`
+	Max    int64  `json:"max"`
+	Source string `json:"source"`
+	Expr   string `json:"expr"`
+	From   string `json:"from"` // where the bound comes from: the header (derived) or the fact
+	Why    string `json:"why,omitempty"`
+	Serial int64  `json:"serial_lanes,omitempty"` // multiplied by this many lane groups
+}
+
+// JSONBranch is a divergent branch.
+type JSONBranch struct {
+	Pos    string `json:"pos"`
+	Instr  string `json:"instr"`
+	Reason string `json:"reason"`
+}
+
+func posStr(fset *token.FileSet, p token.Pos) string {
+	if q := position(fset, p); q.IsValid() {
+		return q.String()
+	}
+	return "?"
+}
+
+func endpoint(fset *token.FileSet, in *isa.Instr, none string) string {
+	if in == nil {
+		return none
+	}
+	return posStr(fset, in.Pos)
+}
+
+// NewJSON returns the JSON form of a report.
+func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
+	j := &JSONKernel{Name: r.Func, BoundCycles: int64(r.Bound), Warps: r.NumWarps, Inlined: r.Inlined,
+		Classes: []JSONClass{}, Sections: []JSONSection{}, Loops: []JSONLoop{}, Divergent: []JSONBranch{}, Warnings: r.Warnings()}
+	if ns, ok := bound.Nanoseconds(r.Bound, r.HW); ok {
+		j.BoundNS = &ns
+	}
+	for _, c := range r.Info.Classes {
+		j.Classes = append(j.Classes, JSONClass{Name: c.Name, Warps: c.Warps})
+	}
+	for _, s := range r.Segments {
+		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound)}
+		for _, c := range s.Classes {
+			js.Classes = append(js.Classes, JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Interference: int64(c.Interference), WUB: int64(c.WUB)})
+		}
+		j.Sections = append(j.Sections, js)
+	}
+	for _, l := range r.Result.Loops {
+		jl := JSONLoop{Pos: posStr(fset, l.Header.Pos), Max: l.Max}
+		th := l.Block
+		if th.Orig != nil {
+			th = th.Orig
+		}
+		if lb := r.Loops.Of(l.Block); lb != nil {
+			jl.Key = lb.Key.String()
+			if b := lb.Bound; b != nil {
+				jl.Source, jl.Expr, jl.Why = b.Source.String(), b.Expr, b.Why
+				jl.From = b.Pos.String()
+			}
+		}
+		jl.Serial = r.Serial[th]
+		j.Loops = append(j.Loops, jl)
+	}
+	for _, br := range r.Info.Branches {
+		if br.Divergent {
+			j.Divergent = append(j.Divergent, JSONBranch{Pos: posStr(fset, br.Instr.Pos), Instr: br.Instr.Text, Reason: br.Reason})
+		}
+	}
+	return j
+}
+
+// Warnings lists what the reader of a bound should know: loops whose bound
+// was multiplied for serialised lane groups, loop bounds of 0 (an entered
+// loop runs its header once), inlined calls, and the loops pass's warnings.
+func (r *Report) Warnings() []string {
+	ws := []string{}
+	if r.Inlined {
+		ws = append(ws, "device calls were inlined; callee registers share the caller's names (extra scoreboard dependencies only delay, which is sound)")
+	}
+	var ser []string
+	for b, m := range r.Serial {
+		ser = append(ser, fmt.Sprintf("loop at %s is left divergently by lane groups that iterate in turn: its bound is multiplied by %d", posStr(r.Graph.Fset, b.Pos()), m))
+	}
+	sort.Strings(ser)
+	ws = append(ws, ser...)
+	for _, l := range r.Result.Loops {
+		if l.Max == 0 {
+			ws = append(ws, fmt.Sprintf("loop at %s has bound 0; an entered loop executes its header at least once, so 1 is used", posStr(r.Graph.Fset, l.Header.Pos)))
+		}
+	}
+	for _, p := range r.Loops.Problems {
+		if p.Warning {
+			ws = append(ws, p.String())
+		}
+	}
+	return ws
+}
+
+// WriteText writes a report in text form.
+func WriteText(w io.Writer, r *Report, fset *token.FileSet, deadline *int64) error {
+	j := NewJSON(r, fset)
+	var b strings.Builder
+	fmt.Fprintf(&b, "kernel %s  hw %s  warps %d  classes %d\n", j.Name, r.HW.Name, j.Warps, len(j.Classes))
+	fmt.Fprintf(&b, "bound %d cycles", j.BoundCycles)
+	if j.BoundNS != nil {
+		fmt.Fprintf(&b, " (%d ns at %g MHz)", *j.BoundNS, r.HW.ClockMHz)
+	}
+	if deadline != nil {
+		verdict := "within"
+		if j.BoundCycles > *deadline {
+			verdict = "EXCEEDS"
+		}
+		fmt.Fprintf(&b, "; %s the deadline of %d cycles", verdict, *deadline)
+	}
+	b.WriteString("\nclasses:\n")
+	for _, c := range j.Classes {
+		fmt.Fprintf(&b, "  %s (%d warps)\n", c.Name, len(c.Warps))
+	}
+	b.WriteString("sections (bound = max over classes of D + Σ other warps' I):\n")
+	for _, s := range j.Sections {
+		fmt.Fprintf(&b, "  %s -> %s  bound %d\n", s.From, s.To, s.BoundCycles)
+		for i, c := range s.Classes {
+			fmt.Fprintf(&b, "    %-14s D %d  I %d  WUB %d\n", j.Classes[i].Name, c.Duration, c.Interference, c.WUB)
+		}
+	}
+	b.WriteString("loops:\n")
+	if len(j.Loops) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, l := range j.Loops {
+		fmt.Fprintf(&b, "  %s [%s] max %d  %s %q from %s", l.Pos, l.Key, l.Max, l.Source, l.Expr, l.From)
+		if l.Serial > 1 {
+			fmt.Fprintf(&b, " (x%d serialised lane groups)", l.Serial)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("divergent branches:\n")
+	if len(j.Divergent) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, d := range j.Divergent {
+		fmt.Fprintf(&b, "  %s %s\n", d.Pos, d.Instr)
+	}
+	if len(j.Warnings) > 0 {
+		b.WriteString("warnings:\n")
+		for _, x := range j.Warnings {
+			fmt.Fprintf(&b, "  %s\n", x)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

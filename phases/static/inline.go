@@ -1,0 +1,142 @@
+package static
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// Inline returns fn with every call to a device function replaced by the
+// callee's body (recursively), so that each call context is analysed with
+// its own timing state, divergence and loop bounds. The call instruction is
+// kept (it is timed as the hardware description routes it); the callee's
+// returns become jumps to the instruction after its body, listed in
+// noIssue: like ret, they issue nothing. Inlined instructions are shallow
+// copies (positions and text kept, so diagnostics and flow facts keyed by
+// line still name the callee's lines); callee labels get a prefix
+// "<callee>.<n>." unique per inlined copy.
+//
+// A function without calls is returned unchanged. Recursion (from the call
+// graph, cfg.BuildCallGraph), indirect calls and calls to functions without
+// a body are refused with an *Error marked Unbounded.
+func Inline(file *isa.File, fn *isa.Func) (*isa.Func, map[*isa.Instr]bool, error) {
+	hasCall := false
+	for _, in := range fn.Instrs {
+		if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
+			hasCall = true
+			break
+		}
+	}
+	if !hasCall {
+		return fn, nil, nil
+	}
+	cg := cfg.BuildCallGraph(file)
+	byName := map[string]*cfg.CallNode{}
+	for _, n := range cg.Nodes {
+		byName[n.Name] = n
+	}
+	pos := func(p token.Pos) token.Position { return position(file.Fset, p) }
+	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, pos: pos}
+	out := &isa.Func{}
+	*out = *fn
+	out.Instrs = nil
+	out.Labels = map[string]int{}
+	out.BranchTargets = map[string][]string{}
+	for k, v := range fn.BranchTargets {
+		out.BranchTargets[k] = v
+	}
+	out.Trace = nil
+	if err := il.body(out, fn, "", 0); err != nil {
+		return nil, nil, err
+	}
+	return out, il.noIssue, nil
+}
+
+type inliner struct {
+	file    *isa.File
+	byName  map[string]*cfg.CallNode
+	noIssue map[*isa.Instr]bool
+	copies  int
+	pos     func(token.Pos) token.Position
+}
+
+const maxInlineInstrs = 1 << 20
+
+// body appends src's instructions to out with labels prefixed by prefix,
+// inlining calls; ret becomes a jump to retLabel when retLabel != "".
+func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) error {
+	if depth > 64 {
+		return &Error{Pos: il.pos(src.Pos), Unbounded: true, Msg: "device calls nested more than 64 deep"}
+	}
+	retLabel := ""
+	if prefix != "" {
+		retLabel = prefix + "ret"
+	}
+	labelsAt := map[int][]string{}
+	for l, i := range src.Labels {
+		labelsAt[i] = append(labelsAt[i], l)
+	}
+	for i, in := range src.Instrs {
+		for _, l := range labelsAt[i] {
+			out.Labels[prefix+l] = len(out.Instrs)
+		}
+		if len(out.Instrs) > maxInlineInstrs {
+			return &Error{Pos: il.pos(in.Pos), Msg: "inlined kernel exceeds 2^20 instructions"}
+		}
+		c := *in
+		c.Index = len(out.Instrs)
+		if prefix != "" && len(in.Targets) > 0 && (in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch) {
+			c.Targets = make([]string, len(in.Targets))
+			for k, t := range in.Targets {
+				c.Targets[k] = prefix + t
+				if list, ok := src.BranchTargets[t]; ok {
+					pl := make([]string, len(list))
+					for j, x := range list {
+						pl[j] = prefix + x
+					}
+					out.BranchTargets[prefix+t] = pl
+				}
+			}
+		}
+		switch {
+		case in.Kind == isa.KindReturn && retLabel != "":
+			c.Kind, c.Opcode, c.Mods, c.Targets = isa.KindBranch, "bra", nil, []string{retLabel}
+			c.Dsts, c.Srcs = nil, nil
+			c.Text = in.Text + " (inlined return)"
+			out.Instrs = append(out.Instrs, &c)
+			il.noIssue[&c] = true
+			continue
+		case in.Kind == isa.KindIndirectCall:
+			return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect call %q: indirect calls are not inlined; the static analysis cannot bound it", in.Text)}
+		case in.Kind == isa.KindCall:
+			if len(in.Targets) == 0 {
+				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q has no known target", in.Text)}
+			}
+			n := il.byName[in.Targets[0]]
+			if n == nil || n.External || n.Func == nil || n.Func.Decl {
+				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, whose code is not in the input: it cannot be bounded", in.Targets[0])}
+			}
+			if n.Recursive {
+				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, which is recursive: recursion cannot be bounded by inlining", n.Name)}
+			}
+			if in.Guard.Reg != "" {
+				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("guarded call %q is not supported by the static analysis", in.Text)}
+			}
+			out.Instrs = append(out.Instrs, &c)
+			il.copies++
+			p := fmt.Sprintf("%s.%d.", n.Name, il.copies)
+			if err := il.body(out, n.Func, p, depth+1); err != nil {
+				return err
+			}
+			out.Labels[p+"ret"] = len(out.Instrs)
+			continue
+		}
+		out.Instrs = append(out.Instrs, &c)
+	}
+	for _, l := range labelsAt[len(src.Instrs)] {
+		out.Labels[prefix+l] = len(out.Instrs)
+	}
+	return nil
+}
