@@ -425,6 +425,9 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 	} else {
 		addUnit("gmem", "ldst", 1, gLat, gInit, gWhy, "loads through the LD/ST unit other than ld.shared (global, local, param, const, generic), ldu, tex, tld4")
 	}
+	if !impostor && gInit > 1 {
+		addUnit("ldc", "ldst", 1, gLat-gInit+1, 1, "the global-load latency minus the --mem-init accesses ("+gWhy+")", "ld.param, ld.const and ld.local: LD/ST loads that generate no global access, initiation 1 (only with --mem-init > 1)")
+	}
 	addUnit("smem", "ldst", 1, max(smem, 1), 1, at("-gpgpu_smem_latency")+" with initiation 1", "ld.shared and st.shared, without bank conflicts")
 	addUnit("ldst", "ldst", 1, gLat, ldstInit, "the global-load latency ("+gWhy+")", "stores other than st.shared, atomics, membar, txq, wmma.load/store: LD/ST memory ops; conservatively timed as a global load")
 	if err := errs.Err(); err != nil {
@@ -469,6 +472,9 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 	if impostor {
 		rule("alu", "the fork keeps ld.param, ld.local, ld.const and generic ld as 1-cycle ALU ops (perfect memory)", "ld.param*", "ld.local*", "ld.const*", "ld.*")
 	} else {
+		if gInit > 1 {
+			rule("ldc", "param, const and local loads: no global access (--mem-init applies to global accesses only)", "ld.param*", "ld.const*", "ld.local*")
+		}
 		rule("gmem", "load through the LD/ST unit", "ld.*")
 	}
 	rule("gmem", "non-coherent and texture loads", append(op("ldu"), append(op("tex"), op("tld4")...)...)...)

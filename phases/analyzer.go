@@ -66,7 +66,7 @@ func Build(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps int, explai
 			}
 			ops[i] = op
 		}
-		c := BuildClassOps(e, ops, explain)
+		c := BuildClassPath(e, ops, PathRedirects(fn, pth.Instrs), explain)
 		c.Warps = pth.Warps
 		prof.Classes = append(prof.Classes, c)
 		prof.NumWarps += len(pth.Warps)

@@ -168,19 +168,52 @@ type Profile struct {
 
 // BuildClass runs the engine over one path, splitting it at block-wide
 // barriers, and returns the class (without warps). With explain, every
-// section keeps its per-instruction timings.
+// section keeps its per-instruction timings. A branch's control hazard
+// (Op.WaitsAfter) applies on the edge to the next instruction, taken when
+// Redirects says so (Instr.Index not consecutive); BuildClassPath takes the
+// edges' outcomes explicitly.
 func BuildClass(e *Engine, path []Op, explain bool) *Class {
-	return buildClass(e, len(path), func(i int) *Op { return &path[i] }, explain)
+	return buildClass(e, len(path), func(i int) *Op { return &path[i] }, nil, explain)
 }
 
 // BuildClassOps is BuildClass over shared prepared instructions (a path that
 // repeats instructions, like a loop trace, needs one Op per distinct
 // instruction only).
 func BuildClassOps(e *Engine, path []*Op, explain bool) *Class {
-	return buildClass(e, len(path), func(i int) *Op { return path[i] }, explain)
+	return buildClass(e, len(path), func(i int) *Op { return path[i] }, nil, explain)
 }
 
-func buildClass(e *Engine, n int, at func(int) *Op, explain bool) *Class {
+// BuildClassPath is BuildClassOps with the outcome of every edge of the
+// path: redirect[i] reports whether the edge from path[i] to path[i+1]
+// leaves the fall-through (PathRedirects). nil means Redirects.
+func BuildClassPath(e *Engine, path []*Op, redirect []bool, explain bool) *Class {
+	return buildClass(e, len(path), func(i int) *Op { return path[i] }, redirect, explain)
+}
+
+// PathRedirects returns, for a known path of fn (a trace), whether each
+// edge path[i] -> path[i+1] redirects the warp: the next instruction is not
+// the fall-through of path[i] (Index not consecutive), or it carries a
+// label path[i] branches to. The second test matters for traces, whose
+// Func.Instrs hold only the executed instructions, so that a branch and its
+// target may have consecutive indices; a branch to its own fall-through
+// counts as taken (never optimistic: waiting is only later).
+func PathRedirects(fn *isa.Func, path []*isa.Instr) []bool {
+	r := make([]bool, max(len(path)-1, 0))
+	for i := range r {
+		in, next := path[i], path[i+1]
+		r[i] = Redirects(in, next)
+		if !r[i] && fn != nil {
+			for _, t := range in.Targets {
+				if j, ok := fn.Labels[t]; ok && j == next.Index {
+					r[i] = true
+				}
+			}
+		}
+	}
+	return r
+}
+
+func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain bool) *Class {
 	c := &Class{Instrs: n}
 	st := e.NewState()
 	var b Builder
@@ -221,7 +254,13 @@ func buildClass(e *Engine, n int, at func(int) *Op, explain bool) *Class {
 			continue
 		}
 		if i+1 < n && (op.WaitTaken || op.WaitFallThrough) {
-			WaitAfter(st, op, t, Redirects(op.Instr, at(i+1).Instr))
+			var taken bool
+			if redirect != nil {
+				taken = redirect[i]
+			} else {
+				taken = Redirects(op.Instr, at(i+1).Instr)
+			}
+			WaitAfter(st, op, t, taken)
 		}
 	}
 	flush(nil)
