@@ -16,6 +16,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/divergence"
 )
 
 var cfgCommand = &cli.Command{
@@ -36,7 +37,14 @@ with the name reduced to letters, digits, '_', '-' and '.' (prefixed with
 the input's base name when several files are given).
 
 Unresolved indirect branches, irreducible loops and functions that never
-exit are reported as warnings on standard error; the exit code stays 0.`,
+exit are reported as warnings on standard error; the exit code stays 0.
+
+--warp prints instead the warp-level CFG of each class of warps with the
+same branch outcomes (docs/divergence.md): text adds a divergence section
+(per branch: line, uniform or possibly divergent, reason, reconvergence,
+outcome per class); dot highlights divergent branches and reconvergence
+points; json has one function per class, named FUNC#cK. --block, --grid
+and --arg give the launch configuration used to resolve branches per warp.`,
 	Flags: []cli.Flag{
 		inputFormatFlag,
 		&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
@@ -46,6 +54,10 @@ exit are reported as warnings on standard error; the exit code stays 0.`,
 		&cli.IntFlag{Name: "max-instrs", Value: 12, Usage: "dot: instructions shown per block before collapsing (negative: none)", Category: catOutput},
 		&cli.BoolFlag{Name: "instrs", Usage: "json: include every instruction", Category: catOutput},
 		&cli.BoolFlag{Name: "check", Usage: "verify the graph invariants (slow on large kernels)", Category: catDebug},
+		&cli.BoolFlag{Name: warpFlagName, Usage: "print the warp-level CFG of each warp class (divergence pass; see docs/divergence.md)", Category: catOutput},
+		blockFlag,
+		gridFlag,
+		argFlag,
 	},
 	Action: cfgAction,
 }
@@ -60,6 +72,16 @@ func cfgAction(c *cli.Context) error {
 		return codef(ExitBadInput, "cfg: unknown --format %q (want text, dot or json)", format)
 	}
 	opts := pass.Options{AllFuncs: c.Bool("all-funcs"), Check: c.Bool("check")}
+	warp := c.Bool(warpFlagName)
+	roots := []*pass.Analyzer{cfg.Analyzer}
+	if warp {
+		l, err := launchFromFlags(c)
+		if err != nil {
+			return codef(ExitBadInput, "cfg: %v", err)
+		}
+		opts.Launch = l
+		roots = []*pass.Analyzer{divergence.Analyzer}
+	}
 	if k := c.String("kernel"); k != "" {
 		re, err := regexp.Compile(k)
 		if err != nil {
@@ -82,7 +104,7 @@ func cfgAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		res, err := pass.Run([]*pass.Analyzer{cfg.Analyzer}, file, opts)
+		res, err := pass.Run(roots, file, opts)
 		if err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)
 		}
@@ -94,14 +116,29 @@ func cfgAction(c *cli.Context) error {
 		}
 		selected += len(res.Funcs)
 		for _, fn := range res.Funcs {
-			g := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
 			var buf bytes.Buffer
-			switch format {
-			case "text":
+			if warp {
+				info := res.Get(divergence.Analyzer, fn).Result.(*divergence.Info)
+				if err := writeWarp(&buf, format, info, c.Int("max-instrs"), c.Bool("instrs"), &jsonFuncs); err != nil {
+					return withCode(ExitBadInput, err)
+				}
+				if format == "json" && outDir == "" {
+					continue
+				}
+				if format == "json" {
+					n := len(info.Classes)
+					err = writeCFGJSON(&buf, jsonFuncs[len(jsonFuncs)-n:])
+					jsonFuncs = jsonFuncs[:len(jsonFuncs)-n]
+				}
+			}
+			g := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
+			switch {
+			case warp:
+			case format == "text":
 				err = cfg.Format(&buf, g)
-			case "dot":
+			case format == "dot":
 				err = cfgdot.Write(&buf, g, cfgdot.Options{MaxInstrs: c.Int("max-instrs")})
-			case "json":
+			case format == "json":
 				j := cfg.NewJSON(g, c.Bool("instrs"))
 				if outDir == "" {
 					jsonFuncs = append(jsonFuncs, j)

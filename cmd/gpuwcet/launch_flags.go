@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+)
+
+// Launch configuration flags, shared by the commands that resolve
+// branches per warp (cfg --warp, analyze).
+var (
+	blockFlag = &cli.StringFlag{
+		Name:     "block",
+		Usage:    "thread-block dimensions `DIMS`: X, XxY or XxYxZ (e.g. 256, 16x16x1)",
+		Category: catTarget,
+	}
+	gridFlag = &cli.StringFlag{
+		Name:     "grid",
+		Usage:    "grid dimensions `DIMS`: X, XxY or XxYxZ",
+		Category: catTarget,
+	}
+	argFlag = &cli.StringSliceFlag{
+		Name:     "arg",
+		Usage:    "kernel argument `NAME=VALUE` (integer; NAME as in the PTX .param list); repeatable",
+		Category: catTarget,
+	}
+)
+
+// launchFromFlags reads --block, --grid and --arg. Absent flags leave the
+// corresponding fields zero (unknown).
+func launchFromFlags(c *cli.Context) (pass.Launch, error) {
+	var l pass.Launch
+	var err error
+	if s := c.String(blockFlag.Name); s != "" {
+		if l.Block, err = parseLaunchDims(s); err != nil {
+			return l, fmt.Errorf("--block: %v", err)
+		}
+	}
+	if s := c.String(gridFlag.Name); s != "" {
+		if l.Grid, err = parseLaunchDims(s); err != nil {
+			return l, fmt.Errorf("--grid: %v", err)
+		}
+	}
+	for _, a := range c.StringSlice(argFlag.Name) {
+		name, val, ok := strings.Cut(a, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return l, fmt.Errorf("--arg %q: want NAME=VALUE", a)
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(val), 0, 64)
+		if err != nil {
+			return l, fmt.Errorf("--arg %q: value is not an integer", a)
+		}
+		if l.Args == nil {
+			l.Args = map[string]int64{}
+		}
+		if _, dup := l.Args[name]; dup {
+			return l, fmt.Errorf("--arg %q: %s given twice", a, name)
+		}
+		l.Args[name] = v
+	}
+	return l, nil
+}
+
+// parseLaunchDims parses "X", "XxY" or "XxYxZ" with positive integers; missing
+// dimensions are 1.
+func parseLaunchDims(s string) ([3]int, error) {
+	d := [3]int{1, 1, 1}
+	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "x")
+	if len(parts) > 3 {
+		return d, fmt.Errorf("%q: at most three dimensions (X, XxY or XxYxZ)", s)
+	}
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v <= 0 {
+			return d, fmt.Errorf("%q: dimension %q is not a positive integer", s, p)
+		}
+		d[i] = v
+	}
+	return d, nil
+}
