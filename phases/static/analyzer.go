@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg"
-	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -51,7 +50,7 @@ func run(p *pass.Pass) (any, error) {
 	if p.Launch.Threads() == 0 {
 		return nil, &Error{Pos: position(p.Fset, p.Func.Pos), Msg: fmt.Sprintf("%s: missing launch configuration: the number of warps enters the bound; give --block DIMS", p.Func.Name)}
 	}
-	fn, noIssue, err := Inline(p.File, p.Func)
+	fn, inl, err := Inline(p.File, p.Func)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +74,7 @@ func run(p *pass.Pass) (any, error) {
 			return nil, err
 		}
 	}
-	return Kernel(p.HW, g, info, lr, noIssue, fn != p.Func)
+	return Kernel(p.HW, g, info, lr, inl)
 }
 
 // Unbounded reports whether err means "not bounded" (exit code 2).
@@ -90,7 +89,7 @@ func Unbounded(err error) bool {
 
 // Kernel runs Analyze on the results of the cfg, divergence and loops
 // analyses of one kernel.
-func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, noIssue map[*isa.Instr]bool, inlined bool) (*Report, error) {
+func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *Inlined) (*Report, error) {
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
@@ -98,7 +97,7 @@ func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Resu
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inlined, Serial: map[*cfg.Block]int64{}}
+	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}}
 	loopClass := map[*cfg.Loop]*divergence.Class{}
 	var classes []Class
 	for _, c := range info.Classes {
@@ -166,7 +165,7 @@ func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Resu
 		}
 		return true
 	}
-	res, err := Analyze(&Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, NoIssue: noIssue})
+	res, err := Analyze(&Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, Inlined: inl})
 	if err != nil {
 		return nil, err
 	}

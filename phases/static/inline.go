@@ -18,10 +18,12 @@ import (
 // line still name the callee's lines); callee labels get a prefix
 // "<callee>.<n>." unique per inlined copy.
 //
-// A function without calls is returned unchanged. Recursion (from the call
+// Inlined lists the synthetic returns (they issue nothing) and the call
+// instructions whose callee follows them (timed as the description routes
+// the call opcode). A function without calls is returned unchanged. Recursion (from the call
 // graph, cfg.BuildCallGraph), indirect calls and calls to functions without
 // a body are refused with an *Error marked Unbounded.
-func Inline(file *isa.File, fn *isa.Func) (*isa.Func, map[*isa.Instr]bool, error) {
+func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 	hasCall := false
 	for _, in := range fn.Instrs {
 		if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
@@ -38,7 +40,7 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, map[*isa.Instr]bool, error
 		byName[n.Name] = n
 	}
 	pos := func(p token.Pos) token.Position { return position(file.Fset, p) }
-	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, pos: pos}
+	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, calls: map[*isa.Instr]bool{}, pos: pos}
 	out := &isa.Func{}
 	*out = *fn
 	out.Instrs = nil
@@ -51,13 +53,20 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, map[*isa.Instr]bool, error
 	if err := il.body(out, fn, "", 0); err != nil {
 		return nil, nil, err
 	}
-	return out, il.noIssue, nil
+	return out, &Inlined{NoIssue: il.noIssue, Calls: il.calls}, nil
+}
+
+// Inlined describes the instructions Inline made or kept specially.
+type Inlined struct {
+	NoIssue map[*isa.Instr]bool // returns turned into jumps
+	Calls   map[*isa.Instr]bool // calls followed by their callee's body
 }
 
 type inliner struct {
 	file    *isa.File
 	byName  map[string]*cfg.CallNode
 	noIssue map[*isa.Instr]bool
+	calls   map[*isa.Instr]bool
 	copies  int
 	pos     func(token.Pos) token.Position
 }
@@ -125,6 +134,7 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("guarded call %q is not supported by the static analysis", in.Text)}
 			}
 			out.Instrs = append(out.Instrs, &c)
+			il.calls[&c] = true
 			il.copies++
 			p := fmt.Sprintf("%s.%d.", n.Name, il.copies)
 			if err := il.body(out, n.Func, p, depth+1); err != nil {

@@ -57,9 +57,8 @@ type Input struct {
 	// lead threads to different barrier sequences must be uniform. nil
 	// means no branch is known to be uniform.
 	Uniform func(b *cfg.Block) bool
-	// NoIssue lists synthetic instructions (the jumps that replace the
-	// returns of inlined device functions) that issue nothing.
-	NoIssue map[*isa.Instr]bool
+	// Inlined describes the device calls inlined into Graph (nil: none).
+	Inlined *Inlined
 }
 
 // Result is the static bound of one kernel.
@@ -338,12 +337,12 @@ func prepare(in *Input, fset *token.FileSet) (map[*isa.Instr]*phases.Op, error) 
 				if ops[x] != nil {
 					continue
 				}
-				if x.Kind == isa.KindIndirectCall || x.Kind == isa.KindCall {
-					return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q was not inlined: its callee's code is unknown", x.Text)}
-				}
-				if in.NoIssue[x] {
+				if in.Inlined != nil && in.Inlined.NoIssue[x] {
 					ops[x] = &phases.Op{Instr: x, Unit: phases.NoUnit}
 					continue
+				}
+				if (x.Kind == isa.KindIndirectCall || x.Kind == isa.KindCall) && (in.Inlined == nil || !in.Inlined.Calls[x]) {
+					return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q was not inlined: its callee's code is unknown", x.Text)}
 				}
 				op, err := in.Engine.Prepare(fset, x)
 				if err != nil {
