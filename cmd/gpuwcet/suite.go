@@ -5,6 +5,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/phases"
+	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // suite is the registry of analyses, in dependency order. To add a pass,
@@ -14,4 +15,5 @@ var suite = []*pass.Analyzer{
 	cfg.Analyzer,    // basic blocks, dominators and loops: the base of every later pass
 	phases.Analyzer, // isolated exec/idle phase profile of every warp (timing model, docs/model.md)
 	bound.Analyzer,  // block bound per barrier section from the phase profiles
+	static.Analyzer, // sound whole-kernel static bound over every path (gpuwcet analyze)
 }
