@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg/txtar"
+)
+
+// TestAnalyzeGolden runs the command line in the comment of each
+// testdata/analyze/*.txtar (relative to this package's directory) and
+// compares standard output, standard error and the exit code with its
+// "want" section (-update rewrites it). The examples' READMEs show the
+// same commands.
+func TestAnalyzeGolden(t *testing.T) {
+	txtar.Golden(t, "testdata/analyze/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
+		args := strings.Fields(strings.TrimSpace(string(a.Comment)))
+		var out, errb bytes.Buffer
+		code := run(append([]string{"gpuwcet"}, args...), &out, &errb)
+		var b bytes.Buffer
+		b.Write(out.Bytes())
+		if errb.Len() > 0 {
+			b.WriteString("-- stderr:\n")
+			b.Write(errb.Bytes())
+		}
+		fmt.Fprintf(&b, "[exit %d]\n", code)
+		return map[string][]byte{"want": b.Bytes()}
+	})
+}
+
+// TestAnalyzeStraightLineEqualsBound: on kernels without branches the static
+// bound is the bound command's (same engine, same formula).
+func TestAnalyzeStraightLineEqualsBound(t *testing.T) {
+	for _, tc := range []struct{ ptx, hw string }{
+		{"../../examples/saxpy/kernel.ptx", "rtx3070"},
+		{"../../examples/paper-fig2/kernel.ptx", "../../examples/paper-fig2/hw.toml"},
+	} {
+		var o1, o2, e bytes.Buffer
+		if c := run([]string{"gpuwcet", "analyze", "--hw", tc.hw, "--block", "256", "--format", "json", tc.ptx}, &o1, &e); c != 0 {
+			t.Fatalf("analyze %s: exit %d: %s", tc.ptx, c, e.String())
+		}
+		if c := run([]string{"gpuwcet", "bound", "--hw", tc.hw, "--warps", "8", "--format", "json", tc.ptx}, &o2, &e); c != 0 {
+			t.Fatalf("bound %s: exit %d: %s", tc.ptx, c, e.String())
+		}
+		a := firstField(o1.String(), `"bound_cycles": `)
+		b := firstField(o2.String(), `"bound_cycles": `)
+		if a == "" || a != b {
+			t.Errorf("%s: analyze bound %q, bound command %q", tc.ptx, a, b)
+		}
+	}
+}
+
+func firstField(s, key string) string {
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(key):]
+	return strings.TrimRight(s[:strings.IndexAny(s, ",\n")], " ")
+}
+
+// BenchmarkAnalyzeLoopBound: analysis time with a loop bound of 10 and 10^9
+// (the loop acceleration makes them equal).
+func BenchmarkAnalyzeLoopBound(b *testing.B) {
+	for _, n := range []string{"10", "1000000000"} {
+		b.Run("n="+n, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var o, e bytes.Buffer
+				if c := run([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=" + n, "../../examples/counted-loop/kernel.ptx"}, &o, &e); c != 0 {
+					b.Fatal(e.String())
+				}
+			}
+		})
+	}
+}
