@@ -134,7 +134,7 @@ func (p *exprParser) describe() string {
 }
 
 func isNameStart(c byte) bool {
-	return c == '_' || c == '$' || c == '%' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	return c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 func isNameChar(c byte) bool {
@@ -173,7 +173,7 @@ func (p *exprParser) next() {
 		}
 		p.tok, p.val = tInt, v
 		p.off = end
-	case isNameStart(c):
+	case isNameStart(c) || c == '%' && p.off+1 < len(p.src) && isNameStart(p.src[p.off+1]):
 		end := p.off + 1
 		for end < len(p.src) && isNameChar(p.src[end]) {
 			end++
@@ -223,7 +223,11 @@ func (p *exprParser) unary(depth int) *Expr {
 			p.fail(p.pos, "expression nested deeper than %d levels", maxExprDepth)
 			return nil
 		}
-		return &Expr{op: opNeg, args: []*Expr{p.unary(depth + 1)}}
+		x := p.unary(depth + 1)
+		if x != nil && x.op == opConst && x.val != math.MinInt64 {
+			return Const(-x.val) // a negative literal
+		}
+		return &Expr{op: opNeg, args: []*Expr{x}}
 	}
 	return p.primary(depth)
 }

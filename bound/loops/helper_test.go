@@ -1,6 +1,7 @@
 package loops
 
 import (
+	"errors"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -68,3 +69,5 @@ func graphsOf(t testing.TB, f *isa.File) (*isa.File, []*cfg.Graph) {
 	}
 	return f, gs
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
