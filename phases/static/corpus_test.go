@@ -1,0 +1,124 @@
+package static
+
+import (
+		"go/token"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+)
+
+// corpusDir is ../shared/corpus/ptx relative to the repository root.
+func corpusDir(tb testing.TB) string {
+	dir, err := filepath.Abs("../../../shared/corpus/ptx")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("corpus not available at %s", dir)
+	}
+	return dir
+}
+
+type corpusStats struct {
+	files, kernels, bounded, unbounded, failed int
+	biggest                                   string
+	biggestSize                               int64
+	reasons                                   map[string]int
+}
+
+// analyzeCorpus runs the static analysis (as gpuwcet analyze does, with
+// --block 256 and no arguments or facts) on every kernel of every PTX file.
+func analyzeCorpus(tb testing.TB, dir string, hw *hwdesc.Desc) corpusStats {
+	st := corpusStats{reasons: map[string]int{}}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".ptx" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if int64(len(src)) > st.biggestSize {
+			st.biggest, st.biggestSize = p, int64(len(src))
+		}
+		f, err := load.File(token.NewFileSet(), p, src, load.Auto)
+		if err != nil {
+			continue // parse errors belong to the front end's corpus test
+		}
+		st.files++
+		res, err := pass.Run([]*pass.Analyzer{Analyzer}, f, pass.Options{HW: hw, Launch: pass.Launch{Block: [3]int{256, 1, 1}}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, fn := range res.Funcs {
+			st.kernels++
+			act := res.Get(Analyzer, fn)
+			switch {
+			case act.Err == nil:
+				st.bounded++
+			case Unbounded(act.Err):
+				st.unbounded++
+			default:
+				st.failed++
+				msg := act.Err.Error()
+				for _, a := range res.Actions() {
+					if a.Func == fn && a.Err != nil && a.Analyzer != Analyzer {
+						msg = a.Analyzer.Name + ": " + a.Err.Error()
+					}
+				}
+				if len(msg) > 90 {
+					msg = msg[:90]
+				}
+				st.reasons[msg]++
+			}
+		}
+	}
+	return st
+}
+
+
+// TestCorpus: every kernel of the corpus is bounded, refused as not bounded
+// (exit 2), or fails with an error that is not a panic; run with -v for
+// the counts.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus: skipped in -short mode")
+	}
+	hw, err := hwdesc.Builtin("rtx3070")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	st := analyzeCorpus(t, corpusDir(t), hw)
+	t.Logf("%d files, %d kernels: %d bounded, %d not bounded (exit 2), %d other errors, in %v; largest file %s (%d bytes)",
+		st.files, st.kernels, st.bounded, st.unbounded, st.failed, time.Since(start).Round(time.Millisecond), st.biggest, st.biggestSize)
+	for r, n := range st.reasons {
+		t.Logf("  %3d × %s", n, r)
+	}
+}
+
+// BenchmarkCorpus: the whole corpus on one core.
+func BenchmarkCorpus(b *testing.B) {
+	hw, err := hwdesc.Builtin("rtx3070")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := corpusDir(b)
+	runtime.GOMAXPROCS(1)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		analyzeCorpus(b, dir, hw)
+	}
+}
