@@ -1,7 +1,7 @@
 package static
 
 import (
-		"go/token"
+	"go/token"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,9 +28,9 @@ func corpusDir(tb testing.TB) string {
 
 type corpusStats struct {
 	files, kernels, bounded, unbounded, failed int
-	biggest                                   string
-	biggestSize                               int64
-	reasons                                   map[string]int
+	biggest                                    string
+	biggestSize                                int64
+	reasons                                    map[string]int
 }
 
 // analyzeCorpus runs the static analysis (as gpuwcet analyze does, with
@@ -87,7 +87,6 @@ func analyzeCorpus(tb testing.TB, dir string, hw *hwdesc.Desc) corpusStats {
 	}
 	return st
 }
-
 
 // TestCorpus: every kernel of the corpus is bounded, refused as not bounded
 // (exit 2), or fails with an error that is not a panic; run with -v for
