@@ -115,7 +115,7 @@ func BenchmarkCorpus(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := corpusDir(b)
-	runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		analyzeCorpus(b, dir, hw)
