@@ -101,7 +101,8 @@ type Problem struct {
 	Warning  bool   // only CategoryLowFact is a warning
 }
 
-func (p Problem) String() string { return p.Pos.String() + ": " + p.Message }
+// String returns the message, which starts with the position.
+func (p Problem) String() string { return p.Message }
 
 // Result is the loop bounds of one function (thread-level or warp-level
 // graph).

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFactsCommand(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "f.toml")
+	var out bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "template", "-o", tmpl, "../../examples/reduce/kernel.ptx"}, &out, &out); code != 0 {
+		t.Fatalf("template: exit %d: %s", code, out.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"facts", "check", "--facts", tmpl, "../../examples/reduce/kernel.ptx"}, 0, "max 8 = 8 (derived"},
+		{[]string{"facts", "check", "--facts", tmpl, "../../examples/counted-loop/kernel.ptx"}, 1, "facts written for another listing"},
+		{[]string{"facts", "check", "--block", "32", "../../examples/counted-loop/kernel.ptx"}, 1, "pass --arg colsum_param_2=VALUE"},
+		{[]string{"facts", "check", "--arg", "colsum_param_2=7", "../../examples/counted-loop/kernel.ptx"}, 0, "max 7 = colsum_param_2"},
+	} {
+		out.Reset()
+		code := run(append([]string{"gpuwcet"}, tc.args...), &out, &out)
+		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: exit %d, output:\n%s\nwant exit %d and %q", tc.args, code, out.String(), tc.code, tc.want)
+		}
+	}
+	// An open fact: exit 2 naming the loop.
+	src, _ := os.ReadFile(tmpl)
+	open := strings.Replace(string(src), "# [[kernel.loop]]\n# label = \"LBB0_1\"\n# max = 8", "[[kernel.loop]]\nlabel = \"LBB0_1\"\nmax = \"?\"", 1)
+	open = strings.Replace(open, "# why = \"derived\"", "", 1)
+	os.WriteFile(tmpl, []byte(open), 0o644)
+	out.Reset()
+	if code := run([]string{"gpuwcet", "facts", "check", "--facts", tmpl, "../../examples/reduce/kernel.ptx"}, &out, &out); code != 2 || !strings.Contains(out.String(), `has max = "?"`) {
+		t.Errorf("open fact: exit %d:\n%s", code, out.String())
+	}
+}
