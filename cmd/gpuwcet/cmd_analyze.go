@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 
 	"github.com/urfave/cli/v2"
 
@@ -143,11 +144,18 @@ func analyzeAction(c *cli.Context) error {
 	if len(res.Funcs) == 0 {
 		return codef(ExitBadInput, "analyze: %s: no kernel selected", file.Name)
 	}
+	// Diagnostics of several passes at one position come in pass order,
+	// which the driver does not fix: sort the lines for a stable output.
+	var diags []string
 	for _, d := range res.Diagnostics() {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
 		}
-		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category)
+		diags = append(diags, fmt.Sprintf("%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category))
+	}
+	sort.Strings(diags)
+	for _, d := range diags {
+		fmt.Fprint(c.App.ErrWriter, d)
 	}
 
 	j := &analyzeJSON{SchemaVersion: 1, Inputs: inputs, Assumptions: analyzeAssumptions, Errors: []string{}}
