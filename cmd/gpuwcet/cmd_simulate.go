@@ -165,7 +165,7 @@ func newSimBlock(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps int, 
 		b.warps = append(b.warps, x.warp)
 		ps = append(ps, x.path)
 	}
-	if b.prog, err = sim.Compile(hw, ps, mode); err != nil {
+	if b.prog, err = sim.CompileFunc(hw, ps, mode, fn); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn.Name, err)
 	}
 	return b, nil

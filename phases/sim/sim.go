@@ -17,19 +17,25 @@
 // order. ret and exit issue nothing. Predicated instructions issue and occupy
 // their unit whether or not the guard holds (the simulator executes no data).
 //
-// Block barriers (bar.sync, bar.red) end a section and issue nothing
-// (docs/model.md). Under the default BarrierReach semantics a warp reaches
-// the barrier at the cycle it could issue its next instruction (one cycle
-// after its last issue, or the previous release, or 0); when every warp of
-// the block has reached it, the block is released at the latest reaching
-// cycle, and every warp may issue its next instruction from that cycle on.
-// Results of the previous section may still be in flight and units busy:
-// the scoreboard and the FIFOs carry over. Two alternatives serve
-// experiments: BarrierDrain releases only when, in addition, every result of
-// the block is ready (each section then starts from an idle SM, exactly as
-// the per-section isolation profiles assume); BarrierIssue issues bar.sync
-// on the unit its opcode maps to and releases one cycle after the last warp
-// issued it.
+// Block barriers (bar.sync, bar.red) end a section. Under the default
+// BarrierReach semantics (docs/model.md) a warp reaches the barrier at the
+// cycle it could issue its next instruction (one cycle after its last issue,
+// or after a branch it waits for, or the previous release, or 0); when every
+// warp of the block has reached it, the block is released at the latest
+// reaching cycle, and every warp may issue its next instruction from that
+// cycle on. Results of the previous section may still be in flight and
+// units busy: the scoreboard and the FIFOs carry over. BarrierDrain releases
+// only when, in addition, every result of the block is ready (each section
+// then starts from an idle SM, exactly as the per-section isolation profiles
+// assume). BarrierIssue makes bar.sync issue on the unit its opcode maps to
+// (as the description's Pipeline.BarrierIssues does); an issuing barrier is
+// reached one cycle after its issue.
+//
+// The description's [pipeline] table (hwdesc.Pipeline) applies as in
+// package phases: Overhead is added to every ready time; units of one group
+// share one initiation FIFO (each keeps its own init and lat); RetIssues
+// makes ret and exit issue; BranchWait makes the warp wait, after a branch,
+// for the branch's result on the edges it names.
 //
 // The block ends when the last result of the last warp is ready; that cycle
 // is the makespan.
@@ -62,7 +68,8 @@ const (
 	// warp has reached it and every result of the block is ready.
 	BarrierDrain
 	// BarrierIssue: bar.sync issues on its unit; the warps continue one
-	// cycle after the last warp issued it.
+	// cycle after the last warp issued it. (Pipeline.BarrierIssues makes
+	// barriers issue under the other two semantics too.)
 	BarrierIssue
 )
 
@@ -99,13 +106,15 @@ const (
 // cinstr is a compiled instruction.
 type cinstr struct {
 	op     uint8
-	unit   int32
+	wait   bool  // a branch whose result the warp waits for before its next issue (hwdesc Pipeline.BranchWait)
+	unit   int32 // unit (timing class) index
+	res    int32 // resource: the initiation FIFO (hwdesc group)
 	chk    int32 // regs to check: pool[chk:end] (uses, then defs)
 	def    int32 // defs: pool[def:end]
 	end    int32
 	index  int32 // index in the warp's path
 	init   int64
-	initLt int64 // init + lat
+	initLt int64 // init + lat + pipeline overhead
 }
 
 // prog is one compiled path, shared by warps with the same path.
@@ -123,7 +132,9 @@ type Program struct {
 	HW      *hwdesc.Desc // read-only
 	Barrier BarrierMode  // read-only: use WithBarrier to change it
 	warps   []*prog
-	units   int
+	units   int  // resources (initiation FIFOs)
+	issuing bool // block barriers issue (BarrierIssue, or hwdesc Pipeline.BarrierIssues)
+	fn      *isa.Func
 	regOff  []int // offset of each warp's registers in the flat register file
 	nregs   int
 	issues  int64 // instructions issued per run (barriers included in issue mode)
@@ -131,8 +142,21 @@ type Program struct {
 
 // Compile resolves the units and registers of a block: paths[w] is the
 // instruction sequence warp w executes. Identical paths (the same slice)
-// are compiled once.
+// are compiled once. The description's [pipeline] table applies (hwdesc
+// Pipeline): the overhead is added to every ready time, units of one group
+// share one initiation FIFO, ret/exit and block barriers issue when it says
+// so, and after a branch the warp waits for the branch's result on the
+// edges it names (taken: the next instruction of the path is not the
+// fall-through, see CompileFunc).
 func Compile(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode) (*Program, error) {
+	return CompileFunc(hw, paths, mode, nil)
+}
+
+// CompileFunc is Compile for the paths of a function fn (may be nil): an
+// edge of a path also redirects the warp when the next instruction carries
+// a label the branch targets (traces keep only executed instructions, so a
+// taken branch and its target may have consecutive indices).
+func CompileFunc(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode, fn *isa.Func) (*Program, error) {
 	if hw == nil {
 		return nil, fmt.Errorf("no hardware description")
 	}
@@ -147,7 +171,16 @@ func Compile(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode) (*Program,
 			return nil, fmt.Errorf("hardware description %q: unit %d (%q) has init %d and lat %d; want init ≥ 1 and lat ≥ 0", hw.Name, i, u.Name, u.Init, u.Lat)
 		}
 	}
-	p := &Program{HW: hw, Barrier: mode, units: len(hw.Units)}
+	if hw.Pipeline.Overhead < 0 {
+		return nil, fmt.Errorf("hardware description %q: negative pipeline overhead %d", hw.Name, hw.Pipeline.Overhead)
+	}
+	switch hw.Pipeline.BranchWait {
+	case "", hwdesc.BranchWaitNone, hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll:
+	default:
+		return nil, fmt.Errorf("hardware description %q: unknown branch_wait %q", hw.Name, hw.Pipeline.BranchWait)
+	}
+	res, nres := hw.Resources()
+	p := &Program{HW: hw, Barrier: mode, units: nres, issuing: mode == BarrierIssue || hw.Pipeline.BarrierIssues, fn: fn}
 	unitOf := map[string]int{}
 	cache := map[*isa.Instr]*prog{}
 	for w, path := range paths {
@@ -159,7 +192,7 @@ func Compile(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode) (*Program,
 		}
 		if pr == nil {
 			var err error
-			pr, err = compilePath(hw, path, mode, unitOf)
+			pr, err = compilePath(hw, res, path, p.issuing, fn, unitOf)
 			if err != nil {
 				return nil, fmt.Errorf("warp %d: %w", w, err)
 			}
@@ -173,20 +206,48 @@ func Compile(hw *hwdesc.Desc, paths [][]*isa.Instr, mode BarrierMode) (*Program,
 		p.warps = append(p.warps, pr)
 		p.regOff = append(p.regOff, p.nregs)
 		p.nregs += pr.nregs
-		for _, in := range pr.ins {
-			if in.op == opNormal || mode == BarrierIssue {
-				p.issues++
+		p.issues += pr.issued()
+	}
+	return p, nil
+}
+
+// issued returns the number of instructions of the path that issue.
+func (pr *prog) issued() int64 {
+	var n int64
+	for _, in := range pr.ins {
+		if in.unit >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Redirects reports whether the edge from in to next, consecutive in a
+// path of fn (nil: unknown), leaves the fall-through: next is not the
+// following instruction, or it carries a label in targets.
+func Redirects(fn *isa.Func, in, next *isa.Instr) bool {
+	if next.Index != in.Index+1 {
+		return true
+	}
+	if fn != nil {
+		for _, t := range in.Targets {
+			if j, ok := fn.Labels[t]; ok && j == next.Index {
+				return true
 			}
 		}
 	}
-	return p, nil
+	return false
+}
+
+func isBranch(in *isa.Instr) bool {
+	return in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch
 }
 
 func sameSlice(a, b []*isa.Instr) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-func compilePath(hw *hwdesc.Desc, path []*isa.Instr, mode BarrierMode, unitOf map[string]int) (*prog, error) {
+func compilePath(hw *hwdesc.Desc, res []int, path []*isa.Instr, issuing bool, fn *isa.Func, unitOf map[string]int) (*prog, error) {
 	pr := &prog{path: path}
 	regs := map[string]int32{}
 	reg := func(r string) int32 {
@@ -203,15 +264,17 @@ func compilePath(hw *hwdesc.Desc, path []*isa.Instr, mode BarrierMode, unitOf ma
 		}
 		switch in.Kind {
 		case isa.KindReturn, isa.KindExit:
-			continue // issue nothing
+			if !hw.Pipeline.RetIssues {
+				continue // issue nothing
+			}
 		}
 		c := cinstr{index: int32(i)}
 		isBar := in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
 		if isBar {
 			c.op = opBarrier
 			pr.bars++
-			if mode != BarrierIssue {
-				c.unit = -1
+			if !issuing {
+				c.unit, c.res = -1, -1
 				c.chk, c.def, c.end = int32(len(pr.pool)), int32(len(pr.pool)), int32(len(pr.pool))
 				pr.ins = append(pr.ins, c)
 				continue
@@ -228,8 +291,12 @@ func compilePath(hw *hwdesc.Desc, path []*isa.Instr, mode BarrierMode, unitOf ma
 			unitOf[op] = u
 		}
 		c.unit = int32(u)
+		c.res = int32(res[u])
 		c.init = int64(hw.Units[u].Init)
-		c.initLt = int64(hw.Units[u].Init + hw.Units[u].Lat)
+		c.initLt = int64(hw.Units[u].Init + hw.Units[u].Lat + hw.Pipeline.Overhead)
+		if isBranch(in) && i+1 < len(path) {
+			c.wait = hw.Pipeline.WaitsAfterBranch(Redirects(fn, in, path[i+1]))
+		}
 		defs := in.Defs()
 		uses := in.Uses()
 		c.chk = int32(len(pr.pool))
@@ -341,11 +408,10 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 			res.Timeline[w] = make([]Event, len(pr.ins))
 		}
 	}
-	quiet := p.Barrier != BarrierIssue // barriers issue nothing
+	quiet := !p.issuing // barriers issue nothing
 	var reachMax int64
 
 	var ready, arrived uint64 // ready: may issue now; arrived: at a barrier
-	var arrival int64         // issue mode: latest barrier issue
 	var maxReady int64
 	last := -1
 	t := int64(0)
@@ -399,14 +465,9 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 				break // every warp is done
 			}
 			// Every active warp is at a barrier: release the block.
-			var rel int64
-			switch p.Barrier {
-			case BarrierReach:
-				rel = reachMax
-			case BarrierDrain:
-				rel = max(reachMax, maxReady)
-			default:
-				rel = arrival + 1
+			rel := reachMax
+			if p.Barrier == BarrierDrain {
+				rel = max(rel, maxReady)
 			}
 			reachMax = 0
 			res.Releases = append(res.Releases, hwdesc.Cycles(rel))
@@ -430,8 +491,8 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 		last = w
 		x := &ws[w]
 		in := &x.pr.ins[x.pc]
-		s := max(unitFree[in.unit], t)
-		unitFree[in.unit] = s + in.init
+		s := max(unitFree[in.res], t)
+		unitFree[in.res] = s + in.init
 		rd := s + in.initLt
 		for _, r := range x.pr.pool[in.def:in.end] {
 			x.regs[r] = rd
@@ -446,19 +507,23 @@ func (p *Program) run(ch chooser, opt Options) *Result {
 		ready &^= 1 << uint(w)
 		x.pc++
 		t++
-		if in.op == opBarrier { // issue mode
+		if in.op == opBarrier { // an issuing barrier: reached one cycle after its issue
 			arrived |= 1 << uint(w)
-			arrival = t - 1
+			reachMax = max(reachMax, t)
 			continue
+		}
+		from := t
+		if in.wait { // control hazard: wait for the branch's result
+			from = max(t, rd)
 		}
 		// The warp's next instruction, inline for the common case.
 		if x.pc < len(x.pr.ins) {
 			nx := &x.pr.ins[x.pc]
 			if nx.op == opBarrier && quiet {
-				ready |= enter(w, t, t)
+				ready |= enter(w, from, t)
 				continue
 			}
-			e := t
+			e := from
 			for _, r := range x.pr.pool[nx.chk:nx.end] {
 				e = max(e, x.regs[r])
 			}
@@ -530,13 +595,13 @@ func (h *wakeHeap) pop() {
 }
 
 // WithBarrier returns the program under another barrier semantics, sharing
-// the compiled paths when the compiled form does not change (between
-// BarrierReach and BarrierDrain); otherwise it recompiles.
+// the compiled paths when their compiled form does not change (whether
+// barriers issue); otherwise it recompiles.
 func (p *Program) WithBarrier(mode BarrierMode) (*Program, error) {
 	if mode == p.Barrier {
 		return p, nil
 	}
-	if mode != BarrierIssue && p.Barrier != BarrierIssue {
+	if (mode == BarrierIssue || p.HW.Pipeline.BarrierIssues) == p.issuing {
 		q := *p
 		q.Barrier = mode
 		return &q, nil
@@ -545,18 +610,13 @@ func (p *Program) WithBarrier(mode BarrierMode) (*Program, error) {
 	for w, pr := range p.warps {
 		paths[w] = pr.path
 	}
-	return Compile(p.HW, paths, mode)
+	return CompileFunc(p.HW, paths, mode, p.fn)
 }
 
 // Warp returns the block made of warp w alone (its isolated execution),
 // sharing the compiled path.
 func (p *Program) Warp(w int) *Program {
 	pr := p.warps[w]
-	q := &Program{HW: p.HW, Barrier: p.Barrier, warps: []*prog{pr}, units: p.units, regOff: []int{0}, nregs: pr.nregs}
-	for _, in := range pr.ins {
-		if in.op == opNormal || p.Barrier == BarrierIssue {
-			q.issues++
-		}
-	}
-	return q
+	return &Program{HW: p.HW, Barrier: p.Barrier, warps: []*prog{pr}, units: p.units, issuing: p.issuing, fn: p.fn,
+		regOff: []int{0}, nregs: pr.nregs, issues: pr.issued()}
 }

@@ -43,7 +43,7 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 		k := 0
 		bars := 0
 		for i, in := range path {
-			if in.Kind == isa.KindReturn || in.Kind == isa.KindExit {
+			if (in.Kind == isa.KindReturn || in.Kind == isa.KindExit) && !hw.Pipeline.RetIssues {
 				continue
 			}
 			if k >= len(tl) {
@@ -54,7 +54,7 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 				return fmt.Errorf("verify: warp %d: timeline entry %d is instruction %d, want %d", w, k, e.Index, i)
 			}
 			isBar := in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
-			x := ev{w: w, k: k, in: in, e: e, bar: bars, isBar: isBar, drain: isBar && p.Barrier != BarrierIssue}
+			x := ev{w: w, k: k, in: in, e: e, bar: bars, isBar: isBar, drain: isBar && !p.issuing}
 			if isBar {
 				bars++
 			}
@@ -88,7 +88,8 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 	}
 
 	// Unit FIFOs and result times.
-	unitFree := make([]hwdesc.Cycles, len(hw.Units))
+	res, nres := hw.Resources()
+	unitFree := make([]hwdesc.Cycles, nres)
 	for _, x := range issued {
 		u, _, err := hw.Lookup(x.in.Op())
 		if err != nil {
@@ -97,12 +98,12 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 		if x.e.Unit != u {
 			return fmt.Errorf("verify: warp %d instruction %d: unit %d, want %d", x.w, x.e.Index, x.e.Unit, u)
 		}
-		start := max(x.e.Issue, unitFree[u])
+		start := max(x.e.Issue, unitFree[res[u]])
 		if x.e.Start != start {
-			return fmt.Errorf("verify: warp %d instruction %d (%s) issued at %d: start %d, want %d (unit %s free at %d)", x.w, x.e.Index, x.in.Text, x.e.Issue, x.e.Start, start, hw.Units[u].Name, unitFree[u])
+			return fmt.Errorf("verify: warp %d instruction %d (%s) issued at %d: start %d, want %d (unit %s free at %d)", x.w, x.e.Index, x.in.Text, x.e.Issue, x.e.Start, start, hw.GroupOf(u), unitFree[res[u]])
 		}
-		unitFree[u] = start + hw.Units[u].Init
-		if want := start + hw.Units[u].Init + hw.Units[u].Lat; x.e.Ready != want {
+		unitFree[res[u]] = start + hw.Units[u].Init
+		if want := start + hw.Units[u].Init + hw.Units[u].Lat + hw.Pipeline.Overhead; x.e.Ready != want {
 			return fmt.Errorf("verify: warp %d instruction %d: ready %d, want %d", x.w, x.e.Index, x.e.Ready, want)
 		}
 	}
@@ -125,12 +126,15 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 						if y := evs[w][i-1]; y.drain {
 							reach = rel[b-1]
 						} else {
-							reach = y.e.Issue + 1
+							reach = p.after(w, y.in, y.e)
 						}
 					}
 					want = max(want, reach)
 				case x.isBar && x.bar == b:
 					want = max(want, x.e.Issue+1)
+					if p.Barrier == BarrierDrain {
+						want = max(want, x.e.Ready)
+					}
 				case p.Barrier == BarrierDrain && x.bar <= b:
 					want = max(want, x.e.Ready)
 				}
@@ -179,7 +183,7 @@ func (p *Program) Verify(r *Result, pol *Policy) error {
 			for _, reg := range x.in.Defs() {
 				ready[reg] = x.e.Ready
 			}
-			next = x.e.Issue + 1
+			next = p.after(w, x.in, x.e)
 			warpEnd[w] = max(warpEnd[w], x.e.Ready)
 		}
 		makespan = max(makespan, warpEnd[w])
@@ -253,4 +257,17 @@ func finished(e Event, drain bool, c hwdesc.Cycles) bool {
 		return e.Start <= c
 	}
 	return e.Issue < c
+}
+
+// after returns the earliest cycle warp w may issue after the issued
+// instruction in with event e: the next cycle, or the branch's result when
+// the description makes the warp wait on the edge to the next instruction
+// of its path.
+func (p *Program) after(w int, in *isa.Instr, e Event) hwdesc.Cycles {
+	next := e.Issue + 1
+	path := p.warps[w].path
+	if isBranch(in) && e.Index+1 < len(path) && p.HW.Pipeline.WaitsAfterBranch(Redirects(p.fn, in, path[e.Index+1])) {
+		next = max(next, e.Ready)
+	}
+	return next
 }

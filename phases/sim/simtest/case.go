@@ -4,14 +4,19 @@
 // kept as a regression test.
 //
 // Format: the archive's comment is free text; the section "hw" lists one
-// functional unit per line, "NAME INIT LAT"; each section "warp N" (or
-// "warps N-M" for identical paths) lists one instruction per line:
+// functional unit per line, "NAME INIT LAT [GROUP]" (units of one group
+// share one initiation FIFO), and optionally a line "pipeline KEY=VALUE..."
+// with keys overhead, branch_wait (none, taken, all), ret_issues and
+// barrier_issues (true/false); each section "warp N" (or "warps N-M" for
+// identical paths) lists one instruction per line:
 //
 //	[@[!]PRED] OP [DST{,DST}] [= SRC{,SRC}]
 //
 // where OP is a unit name (the instruction runs on that unit), "bar.sync",
-// "ret" or "exit". Registers are names without '%'. Sections "want..." are
-// ignored by Parse (they hold expected outputs).
+// "ret", "exit", "bra" (a branch that falls through, on the first unit) or
+// "bra.taken" (a branch to the next instruction of the path through a
+// label: a taken edge). Registers are names without '%'. Sections
+// "want..." are ignored by Parse (they hold expected outputs).
 package simtest
 
 import (
@@ -53,6 +58,31 @@ func NewHW(names []string, init, lat []hwdesc.Cycles) *hwdesc.Desc {
 	return d
 }
 
+// Taken is the branch target label of a "bra.taken" instruction. The
+// edge after it redirects the warp because the next instruction's Index
+// skips one (the instructions a taken branch jumps over): see Reindex.
+const Taken = "next"
+
+// IsTaken reports whether in is a "bra.taken".
+func IsTaken(in *isa.Instr) bool { return in.Kind == isa.KindBranch && in.HasMod("taken") }
+
+// Reindex returns copies of the instructions of p with consecutive Index
+// values, except that the instruction after a "bra.taken" skips one.
+func Reindex(p []*isa.Instr) []*isa.Instr {
+	out := make([]*isa.Instr, len(p))
+	idx := 0
+	for i, in := range p {
+		x := *in
+		x.Index = idx
+		idx++
+		if IsTaken(in) {
+			idx++
+		}
+		out[i] = &x
+	}
+	return out
+}
+
 // Instr builds an instruction on the unit named op (or "bar.sync", "ret",
 // "exit"), writing dsts and reading srcs; guard, when not empty, is the
 // guard predicate ("p0" or "!p0").
@@ -66,6 +96,11 @@ func Instr(op string, guard string, dsts, srcs []string) *isa.Instr {
 		in.Kind = isa.KindReturn
 	case "exit":
 		in.Kind = isa.KindExit
+	case "bra":
+		in.Kind = isa.KindBranch
+	case "bra.taken":
+		in.Opcode, in.Mods = "bra", []string{"taken"}
+		in.Kind, in.Targets = isa.KindBranch, []string{Taken}
 	}
 	if guard != "" {
 		in.Guard = isa.Guard{Reg: strings.TrimPrefix(guard, "!"), Neg: strings.HasPrefix(guard, "!")}
@@ -113,15 +148,46 @@ func Parse(data []byte) (*Case, error) {
 	if !ok {
 		return nil, fmt.Errorf("case has no hw section")
 	}
-	var names []string
+	var names, groups []string
 	var init, lat []hwdesc.Cycles
+	var pipe hwdesc.Pipeline
 	for i, line := range strings.Split(string(hw), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
+		if f[0] == "pipeline" {
+			for _, kv := range f[1:] {
+				k, v, _ := strings.Cut(kv, "=")
+				var err error
+				switch k {
+				case "overhead":
+					var n int64
+					n, err = strconv.ParseInt(v, 10, 64)
+					pipe.Overhead = hwdesc.Cycles(n)
+				case "branch_wait":
+					pipe.BranchWait = v
+				case "ret_issues":
+					pipe.RetIssues, err = strconv.ParseBool(v)
+				case "barrier_issues":
+					pipe.BarrierIssues, err = strconv.ParseBool(v)
+				default:
+					err = fmt.Errorf("unknown key")
+				}
+				if err != nil {
+					return nil, fmt.Errorf("hw:%d: pipeline %q: %v", i+1, kv, err)
+				}
+			}
+			continue
+		}
+		if len(f) == 4 {
+			groups = append(groups, f[3])
+			f = f[:3]
+		} else {
+			groups = append(groups, "")
+		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("hw:%d: want NAME INIT LAT, got %q", i+1, line)
+			return nil, fmt.Errorf("hw:%d: want NAME INIT LAT [GROUP], got %q", i+1, line)
 		}
 		in, err1 := strconv.ParseInt(f[1], 10, 64)
 		lt, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -133,6 +199,10 @@ func Parse(data []byte) (*Case, error) {
 		lat = append(lat, hwdesc.Cycles(lt))
 	}
 	c.HW = NewHW(names, init, lat)
+	c.HW.Pipeline = pipe
+	for u := range c.HW.Units {
+		c.HW.Units[u].Group = groups[u]
+	}
 	for _, f := range a.Files {
 		lo, hi, ok := warpRange(f.Name)
 		if !ok {
@@ -151,9 +221,9 @@ func Parse(data []byte) (*Case, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %v", f.Name, i+1, err)
 			}
-			in.Index = len(path)
 			path = append(path, in)
 		}
+		path = Reindex(path)
 		for w := lo; w <= hi; w++ {
 			if w != len(c.Warps) {
 				return nil, fmt.Errorf("section %q: warp %d out of order (want warp %d)", f.Name, w, len(c.Warps))
@@ -227,7 +297,14 @@ func (c *Case) Format() []byte {
 	a := &txtar.Archive{Comment: []byte(c.Comment)}
 	var hw bytes.Buffer
 	for _, u := range c.HW.Units {
-		fmt.Fprintf(&hw, "%s %d %d\n", u.Name, u.Init, u.Lat)
+		if u.Group != "" {
+			fmt.Fprintf(&hw, "%s %d %d %s\n", u.Name, u.Init, u.Lat, u.Group)
+		} else {
+			fmt.Fprintf(&hw, "%s %d %d\n", u.Name, u.Init, u.Lat)
+		}
+	}
+	if p := c.HW.Pipeline; p.Overhead != 0 || p.BranchWait != "" || p.RetIssues || p.BarrierIssues {
+		fmt.Fprintf(&hw, "pipeline overhead=%d branch_wait=%s ret_issues=%t barrier_issues=%t\n", p.Overhead, cmpOr(p.BranchWait, "none"), p.RetIssues, p.BarrierIssues)
 	}
 	a.Files = append(a.Files, txtar.File{Name: "hw", Data: hw.Bytes()})
 	for lo := 0; lo < len(c.Warps); {
@@ -247,6 +324,13 @@ func (c *Case) Format() []byte {
 		lo = hi + 1
 	}
 	return txtar.Format(a)
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func sameSlice(a, b []*isa.Instr) bool {

@@ -67,6 +67,20 @@ func Generate(cfg Config, seed int64) *Case {
 		}
 	}
 	c := &Case{Comment: "seed " + strconv.FormatInt(seed, 10) + "\n", HW: NewHW(nil, init, lat)}
+	if r.IntN(2) == 0 { // a [pipeline] table and shared FIFOs
+		pp := &c.HW.Pipeline
+		pp.Overhead = hwdesc.Cycles(r.IntN(6))
+		pp.BranchWait = []string{"", hwdesc.BranchWaitNone, hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll}[r.IntN(4)]
+		pp.RetIssues = r.IntN(2) == 0
+		pp.BarrierIssues = r.IntN(3) == 0
+		if nu >= 2 && r.IntN(2) == 0 {
+			for u := range c.HW.Units {
+				if r.IntN(2) == 0 {
+					c.HW.Units[u].Group = "g" + strconv.Itoa(r.IntN(2))
+				}
+			}
+		}
+	}
 	nw := skewed(r, cfg.MaxWarps)
 	if r.IntN(4) == 0 {
 		nw = cfg.MaxWarps - r.IntN(1+cfg.MaxWarps/4)
@@ -76,7 +90,7 @@ func Generate(cfg Config, seed int64) *Case {
 		bars = 1 + r.IntN(3)
 	}
 	g := &pathGen{r: r, units: nu, regs: 2 + r.IntN(23), preds: 1 + r.IntN(3),
-		guardP: r.IntN(4), multiP: r.IntN(4), depP: 3 + r.IntN(6)}
+		guardP: r.IntN(4), multiP: r.IntN(4), depP: 3 + r.IntN(6), branchP: r.IntN(3)}
 	n := skewed(r, cfg.MaxInstrs)
 	if r.IntN(2) == 0 {
 		p := g.path(n, bars)
@@ -95,6 +109,7 @@ type pathGen struct {
 	r                    *rand.Rand
 	units, regs, preds   int
 	guardP, multiP, depP int // in tenths
+	branchP              int // in twentieths
 }
 
 func (g *pathGen) reg() string  { return "r" + strconv.Itoa(g.r.IntN(g.regs)) }
@@ -120,6 +135,18 @@ func (g *pathGen) path(n, bars int) []*isa.Instr {
 		}
 		if i == n {
 			break
+		}
+		if r.IntN(20) < g.branchP { // a branch, falling through or taken
+			op := "bra"
+			if r.IntN(2) == 0 {
+				op = "bra.taken"
+			}
+			guard := ""
+			if r.IntN(2) == 0 {
+				guard = g.pred()
+			}
+			add(Instr(op, guard, nil, nil))
+			continue
 		}
 		op := "u" + strconv.Itoa(r.IntN(g.units))
 		var dsts, srcs []string
@@ -163,7 +190,7 @@ func (g *pathGen) path(n, bars int) []*isa.Instr {
 	case 2:
 		add(Instr("exit", "", nil, nil))
 	}
-	return p
+	return Reindex(p)
 }
 
 func contains(xs []string, x string) bool {

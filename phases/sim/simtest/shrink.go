@@ -98,6 +98,31 @@ func Shrink(c *Case, fails func(*Case) bool) *Case {
 				}
 			}
 		}
+		// A simpler pipeline, no shared FIFOs.
+		for _, f := range []func(*hwdesc.Desc){
+			func(d *hwdesc.Desc) { d.Pipeline.Overhead = 0 },
+			func(d *hwdesc.Desc) { d.Pipeline.BranchWait = "" },
+			func(d *hwdesc.Desc) { d.Pipeline.RetIssues = false },
+			func(d *hwdesc.Desc) { d.Pipeline.BarrierIssues = false },
+			func(d *hwdesc.Desc) {
+				for u := range d.Units {
+					d.Units[u].Group = ""
+				}
+			},
+		} {
+			n := cur.clone()
+			f(n.HW)
+			if !pipelineEqual(n.HW, cur.HW) && try(n) {
+				progress = true
+			}
+		}
+		if o := cur.HW.Pipeline.Overhead; o > 1 {
+			n := cur.clone()
+			n.HW.Pipeline.Overhead = o / 2
+			if try(n) {
+				progress = true
+			}
+		}
 		// Smaller latencies and initiation intervals.
 		for u := range cur.HW.Units {
 			for _, lat := range []hwdesc.Cycles{0, cur.HW.Units[u].Lat / 2, cur.HW.Units[u].Lat - 1} {
@@ -155,15 +180,7 @@ func (c *Case) replace(p, q []*isa.Instr) *Case {
 	return n
 }
 
-func reindex(p []*isa.Instr) []*isa.Instr {
-	out := make([]*isa.Instr, len(p))
-	for i, in := range p {
-		x := *in
-		x.Index = i
-		out[i] = &x
-	}
-	return out
-}
+func reindex(p []*isa.Instr) []*isa.Instr { return Reindex(p) }
 
 func (c *Case) dropBarrier(k int) (*Case, bool) {
 	n := c.clone()
@@ -201,6 +218,9 @@ func (c *Case) dropBarrier(k int) (*Case, bool) {
 // with one destination, without destinations.
 func simpler(in *isa.Instr) []*isa.Instr {
 	if in.Kind != isa.KindOther {
+		if IsTaken(in) { // a taken branch can fall through
+			return []*isa.Instr{Instr("bra", guardOf(in), nil, srcsOf(in))}
+		}
 		return nil
 	}
 	var srcs []string
@@ -237,17 +257,22 @@ func simpler(in *isa.Instr) []*isa.Instr {
 func (c *Case) mergeUnit(j, i int) *Case {
 	from, to := c.HW.Units[j].Name, c.HW.Units[i].Name
 	n := c.clone()
-	var names []string
+	var names, groups []string
 	var init, lat []hwdesc.Cycles
 	for k, u := range c.HW.Units {
 		if k == j {
 			continue
 		}
 		names = append(names, u.Name)
+		groups = append(groups, u.Group)
 		init = append(init, u.Init)
 		lat = append(lat, u.Lat)
 	}
 	n.HW = NewHW(names, init, lat)
+	n.HW.Pipeline = c.HW.Pipeline
+	for k := range n.HW.Units {
+		n.HW.Units[k].Group = groups[k]
+	}
 	done := map[*isa.Instr][]*isa.Instr{}
 	for w, p := range c.Warps {
 		if len(p) > 0 {
@@ -277,4 +302,35 @@ func (c *Case) withUnit(u int, init, lat hwdesc.Cycles) *Case {
 	n := c.clone()
 	n.HW.Units[u].Init, n.HW.Units[u].Lat = init, lat
 	return n
+}
+
+func guardOf(in *isa.Instr) string {
+	if in.Guard.Reg == "" {
+		return ""
+	}
+	if in.Guard.Neg {
+		return "!" + in.Guard.Reg
+	}
+	return in.Guard.Reg
+}
+
+func srcsOf(in *isa.Instr) []string {
+	var srcs []string
+	for _, o := range in.Srcs {
+		srcs = append(srcs, o.Regs...)
+	}
+	return srcs
+}
+
+func pipelineEqual(a, b *hwdesc.Desc) bool {
+	if a.Pipeline.Overhead != b.Pipeline.Overhead || a.Pipeline.BranchWait != b.Pipeline.BranchWait ||
+		a.Pipeline.RetIssues != b.Pipeline.RetIssues || a.Pipeline.BarrierIssues != b.Pipeline.BarrierIssues {
+		return false
+	}
+	for u := range a.Units {
+		if a.Units[u].Group != b.Units[u].Group {
+			return false
+		}
+	}
+	return true
 }
