@@ -12,10 +12,14 @@ import (
 func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []string, opPos token.Pos) {
 	op := in.Opcode
 	g := p.gen()
-	known := knownOpcodes[op]
-	parsed := make([]isa.Operand, len(ops))
+	cl := opClasses[op]
+	known := cl.known
+	if cl.pop != "" || op != "SSY" && in.HasMod("S") {
+		p.cur.mayPop = true // see resolveReconv
+	}
+	parsed := p.operands(len(ops))
 	for k, t := range ops {
-		parsed[k] = p.operand(t)
+		p.operand(&parsed[k], t)
 	}
 	// Notes: CuAssembler/nvdisasm "BRANCH_TARGETS a,b", "TARGET= a", "INDIRECT_CALL".
 	var noteTargets []string
@@ -38,9 +42,8 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	// Kind.
 	targetOp := -1 // operand that names a code address
 	switch {
-	case memOps[op].kind != 0:
-		mi := memOps[op]
-		in.Kind, in.Space = mi.kind, mi.space
+	case cl.mem.kind != 0:
+		in.Kind, in.Space = cl.mem.kind, cl.mem.space
 	case op == "BRA":
 		in.Kind = isa.KindBranch
 		targetOp = lastTarget(parsed)
@@ -82,7 +85,7 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	case op == "WARPSYNC":
 		in.Kind = isa.KindBarrier
 		in.Barrier = isa.BarWarpSync
-	case reconvPush[op]:
+	case cl.push:
 		in.Kind = isa.KindReconverge
 		targetOp = lastTarget(parsed)
 		if targetOp < 0 {
@@ -90,7 +93,7 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 			in.Opcode = ""
 			return
 		}
-	case reconvPop[op] != "" || reconvOther[op]:
+	case cl.pop != "" || cl.other:
 		in.Kind = isa.KindReconverge
 	case op == "NOP":
 		in.Kind = isa.KindNop
@@ -125,7 +128,7 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	}
 	if len(noteTargets) > 0 {
 		switch {
-		case in.Kind == isa.KindIndirectBranch || reconvPop[op] != "":
+		case in.Kind == isa.KindIndirectBranch || cl.pop != "":
 			for _, t := range noteTargets {
 				st.refs = append(st.refs, ref{in: in, label: t, pos: opPos, target: true, opIdx: -1})
 			}
@@ -143,11 +146,11 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	switch {
 	case len(parsed) == 0:
 		nd = 0
-	case noDst[op]:
+	case cl.noDst:
 		nd = 0
-	case twoDst[op]:
+	case cl.twoDst:
 		nd = 2
-	case carryOut[op]:
+	case cl.carryOut:
 		nd = 1
 		for nd < len(parsed) {
 			o := parsed[nd]
@@ -173,7 +176,7 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 		// Kepler–Pascal condition code: R2.CC writes CC, .X reads it.
 		for k := 0; k < nd; k++ {
 			if strings.HasSuffix(ops[k], ".CC") {
-				parsed[k].Regs = append(parsed[k].Regs, "CC")
+				parsed[k].Regs = p.appendReg(parsed[k].Regs, "CC")
 			}
 		}
 	}
@@ -185,7 +188,7 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	in.Dsts = parsed[:nd:nd]
 	in.Srcs = parsed[nd:]
 	if g != genVolta && g != genUnknown && in.HasMod("X") {
-		in.Srcs = append(in.Srcs, isa.Operand{Kind: isa.OpSpecial, Text: "CC", Regs: []string{"CC"}})
+		in.Srcs = append(in.Srcs, isa.Operand{Kind: isa.OpSpecial, Text: "CC", Regs: p.regs1("CC")})
 	}
 	// A store's memory operand is a source; so is every memory operand.
 	for k := 0; k < len(in.Dsts); k++ {
@@ -228,9 +231,9 @@ func lastTarget(ops []isa.Operand) int {
 	return -1
 }
 
-// operand classifies one operand text.
-func (p *parser) operand(t string) isa.Operand {
-	o := isa.Operand{Text: t}
+// operand classifies one operand text into o, which is zero.
+func (p *parser) operand(o *isa.Operand, t string) {
+	o.Text = t
 	core := t
 	for len(core) > 0 && (core[0] == '-' || core[0] == '!' || core[0] == '~' || core[0] == '|' || core[0] == '+') {
 		if core[0] == '!' {
@@ -248,24 +251,25 @@ func (p *parser) operand(t string) isa.Operand {
 	case strings.HasPrefix(core, "`(") && strings.HasSuffix(core, ")"):
 		o.Kind = isa.OpLabel
 		o.Text = core[2 : len(core)-1]
-		return o
+		return
 	case strings.HasPrefix(core, "c[") || strings.HasPrefix(core, "cx[") || strings.HasPrefix(core, "desc[") || strings.HasPrefix(core, "["):
 		o.Kind = isa.OpMem
-		o.Regs = memRegs(core)
-		return o
+		p.regs = memRegs(core, p.regs[:0])
+		o.Regs = p.copyStrings(p.regs)
+		return
 	case isNumber(core):
 		o.Kind = isa.OpImm
-		return o
+		return
 	case strings.HasPrefix(core, "SR_") || core == "SRZ":
 		o.Kind = isa.OpSpecial
 		if core != "SRZ" {
-			o.Regs = []string{core}
+			o.Regs = p.regs1(core)
 		}
-		return o
+		return
 	case strings.HasPrefix(core, "CC.") || core == "CC":
 		o.Kind = isa.OpSpecial
-		o.Regs = []string{"CC"}
-		return o
+		o.Regs = p.regs1("CC")
+		return
 	}
 	name := core
 	if d := strings.IndexByte(name, '.'); d >= 0 {
@@ -277,16 +281,15 @@ func (p *parser) operand(t string) isa.Operand {
 	if isRegName(name) {
 		o.Kind = isa.OpReg
 		if !isZeroReg(name) {
-			o.Regs = []string{name}
+			o.Regs = p.regs1(name)
 		}
-		return o
+		return
 	}
 	if strings.HasPrefix(name, "SB") && len(name) == 3 && name[2] >= '0' && name[2] <= '5' {
 		o.Kind = isa.OpSpecial // scoreboard of DEPBAR
-		return o
+		return
 	}
 	o.Kind = isa.OpSym
-	return o
 }
 
 func isZeroReg(s string) bool { return s == "RZ" || s == "URZ" || s == "PT" || s == "UPT" }
@@ -358,10 +361,9 @@ func isNumber(s string) bool {
 	return false
 }
 
-// memRegs returns the registers inside a memory or constant-bank operand:
-// [R2+0x4] → R2; [R2.64] → R2 R3; desc[UR4][R2.64] → UR4 UR5 R2 R3.
-func memRegs(t string) []string {
-	var regs []string
+// memRegs appends to regs the registers inside a memory or constant-bank
+// operand: [R2+0x4] → R2; [R2.64] → R2 R3; desc[UR4][R2.64] → UR4 UR5 R2 R3.
+func memRegs(t string, regs []string) []string {
 	desc := strings.HasPrefix(t, "desc[")
 	for k := 0; k < len(t); {
 		c := t[k]
@@ -406,7 +408,23 @@ func nextReg(r string, n int) string {
 		k++
 	}
 	v, _ := strconv.Atoi(r[k:])
+	if w := v + n; w >= 0 {
+		switch {
+		case r[:k] == "R" && w < len(rNames):
+			return rNames[w]
+		case r[:k] == "UR" && w < len(urNames):
+			return urNames[w]
+		}
+	}
 	return r[:k] + strconv.Itoa(v+n)
+}
+
+// appendReg returns regs plus r in a new slab slice.
+func (p *parser) appendReg(regs []string, r string) []string {
+	s := p.strSlice(len(regs) + 1)
+	copy(s, regs)
+	s[len(regs)] = r
+	return s
 }
 
 // widen expands register operands to the pairs and quads implied by the
@@ -423,9 +441,12 @@ func (p *parser) widen(in *isa.Instr, ops []isa.Operand, nd int) {
 		if !(strings.HasPrefix(r, "R") || strings.HasPrefix(r, "UR")) {
 			return
 		}
+		regs := p.strSlice(n)
+		regs[0] = r
 		for k := 1; k < n; k++ {
-			o.Regs = append(o.Regs, nextReg(r, k))
+			regs[k] = nextReg(r, k)
 		}
+		o.Regs = regs
 	}
 	width := 1
 	for _, m := range in.Mods {
@@ -447,7 +468,7 @@ func (p *parser) widen(in *isa.Instr, ops []isa.Operand, nd int) {
 			}
 			if ops[k].Kind == isa.OpMem && in.HasMod("E") && p.gen() != genVolta && p.gen() != genUnknown &&
 				!strings.Contains(ops[k].Text, ".64") && len(ops[k].Regs) == 1 && strings.HasPrefix(ops[k].Regs[0], "R") {
-				ops[k].Regs = append(ops[k].Regs, nextReg(ops[k].Regs[0], 1))
+				ops[k].Regs = p.appendReg(ops[k].Regs, nextReg(ops[k].Regs[0], 1))
 			}
 		}
 	case op == "IMAD" && in.HasMod("WIDE"), op == "UIMAD" && in.HasMod("WIDE"):

@@ -2,7 +2,6 @@ package sass
 
 import (
 	"go/token"
-	"strconv"
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
@@ -16,11 +15,7 @@ import (
 func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 	i, j := 0, len(s)
 	at := func(k int) token.Pos { return p.pos(start + k) }
-	skip := func() {
-		for i < j && isSpace(s[i]) {
-			i++
-		}
-	}
+	skip := func() { i = skipBlanks(s, i, j) }
 	var ctrl *isa.Ctrl
 	// Control prefixes.
 	if s[0] == '[' {
@@ -34,16 +29,16 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 			p.errorf(pos, "%v", err)
 			return
 		}
-		ctrl = c
+		ctrl = p.newCtrl(c)
 		i = k + 1
 		skip()
-	} else if k := strings.IndexAny(s, " \t"); k > 0 && isMaxasCtrl(s[:k]) {
+	} else if k := maxasEnd(s); k > 0 && isMaxasCtrl(s[:k]) {
 		c, err := parseMaxasCtrl(s[:k])
 		if err != nil {
 			p.errorf(pos, "%v", err)
 			return
 		}
-		ctrl = c
+		ctrl = p.newCtrl(c)
 		i = k
 		skip()
 		if p.cur == nil && p.maxasName != "" {
@@ -66,15 +61,15 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 		k += 2
 		inner := strings.TrimSpace(s[i+2 : i+k])
 		if h, ok := strings.CutPrefix(inner, "0x"); ok {
-			v, err := strconv.ParseUint(h, 16, 64)
-			if err != nil {
+			v, ok := parseHex(h, 64)
+			if !ok {
 				p.errorf(at(i), "bad encoding %q", inner)
 				return
 			}
 			lo, hasLo = v, true
 		} else {
-			v, err := strconv.ParseUint(inner, 16, 63)
-			if err != nil || off >= 0 {
+			v, ok := parseHex(inner, 63)
+			if !ok || off >= 0 {
 				p.errorf(at(i), "bad address %q", inner)
 				return
 			}
@@ -91,38 +86,32 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 	}
 	// Trailing encoding.
 	if strings.HasSuffix(s[i:j], "*/") {
-		k := strings.LastIndex(s[i:j], "/*")
+		k := lastComment(s[i:j])
 		if k < 0 || i+k+2 > j-2 {
 			p.errorf(at(j-2), "unmatched */")
 			return
 		}
 		inner := strings.TrimSpace(s[i+k+2 : j-2])
 		h, ok := strings.CutPrefix(inner, "0x")
-		v, err := strconv.ParseUint(h, 16, 64)
-		if !ok || err != nil || hasLo {
+		v, okv := parseHex(h, 64)
+		if !ok || !okv || hasLo {
 			p.errorf(at(i+k), "bad encoding comment %q", inner)
 			return
 		}
 		lo, hasLo = v, true
 		j = i + k
-		for j > i && isSpace(s[j-1]) {
-			j--
-		}
+		j = trimBlanks(s, i, j)
 	}
 	// Terminator.
 	pairClose := false
 	if j > i && s[j-1] == '}' {
 		pairClose = true
 		j--
-		for j > i && isSpace(s[j-1]) {
-			j--
-		}
+		j = trimBlanks(s, i, j)
 	}
 	if j > i && s[j-1] == ';' {
 		j--
-		for j > i && isSpace(s[j-1]) {
-			j--
-		}
+		j = trimBlanks(s, i, j)
 	} else if !pairClose {
 		p.errorf(at(j), "expected ';' at end of instruction")
 		return
@@ -152,7 +141,7 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 			p.errorf(at(i+k), "unterminated (* annotation")
 			return
 		}
-		notes = append(notes, strings.Trim(strings.TrimSpace(s[i+k+2:i+k+e]), `"`))
+		notes = append(notes, strings.Clone(strings.Trim(strings.TrimSpace(s[i+k+2:i+k+e]), `"`)))
 		// Only trailing notes are expected; cut from the first one.
 		rest := strings.TrimSpace(s[i+k+e+2 : j])
 		if rest != "" {
@@ -163,29 +152,29 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 		}
 		s2 := s[:i+k] + strings.Repeat(" ", e+2) + s[i+k+e+2:]
 		s = s2
-		for j > i && isSpace(s[j-1]) {
-			j--
-		}
+		j = trimBlanks(s, i, j)
 	}
 	// CUDA 12.8 scheduling annotations: " &wr=0x0", " ?trans1".
-	var anns []string
+	var anns string
 	annPos := token.NoPos
 	if k := annStart(s[i:j]); k >= 0 {
 		annPos = at(i + k)
-		anns = strings.Fields(s[i+k : j])
+		anns = s[i+k : j]
 		j = i + k
-		for j > i && isSpace(s[j-1]) {
-			j--
-		}
+		j = trimBlanks(s, i, j)
 	}
 	if i >= j {
 		p.errorf(at(i), "expected instruction")
 		return
 	}
+	// From here on, s is the arena copy of the instruction text (guard to
+	// last operand), start its offset in the listing.
+	s, start, i, j = p.keep(s[i:j]), start+i, 0, j-i
 	// Guards.
 	var g isa.Guard
 	hasGuard := false
 	ipos := at(i)
+	textStart := i
 	for i < j && s[i] == '@' {
 		k := i
 		for k < j && !isSpace(s[k]) {
@@ -225,15 +214,19 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 	}
 	st := p.cur
 	fn := st.fn
-	in := &isa.Instr{Pos: ipos, Index: len(fn.Instrs), Guard: g, Offset: off, Ctrl: ctrl}
+	in := p.newInstr() // zeroed: set the fields one by one (no whole-struct copy)
+	in.Pos, in.Index, in.Guard, in.Offset, in.Ctrl = ipos, len(fn.Instrs), g, off, ctrl
 	if dot := strings.IndexByte(opText, '.'); dot >= 0 {
 		in.Opcode = opText[:dot]
-		in.Mods = strings.Split(opText[dot+1:], ".")
-		for _, m := range in.Mods {
+		mods := opText[dot+1:]
+		in.Mods = p.strSlice(1 + strings.Count(mods, "."))
+		for k := range in.Mods {
+			m, rest, _ := strings.Cut(mods, ".")
 			if m == "" {
 				p.errorf(opPos, "empty modifier in %q", opText)
 				return
 			}
+			in.Mods[k], mods = m, rest
 		}
 	} else {
 		in.Opcode = opText
@@ -249,11 +242,11 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 			p.errorf(pos, "address 0x%x does not increase (previous 0x%x)", off, st.lastOff)
 			return
 		}
-		if _, dup := st.byOff[off]; dup {
+		if _, dup := st.lookup(off); dup {
 			p.errorf(pos, "address 0x%x repeated", off)
 			return
 		}
-		st.byOff[off] = in.Index
+		st.byOff = append(st.byOff, offIndex{off, in.Index})
 		st.lastOff, st.haveOff = off, true
 	} else if st.haveOff {
 		p.errorf(pos, "instruction without an address after addressed ones")
@@ -279,31 +272,31 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 				}
 			}
 			if p.gen() == genMaxwell || p.gen() == genUnknown {
-				c, err := MaxwellCtrl(p.ctrlWord, slot)
+				c, err := decodeCtrl(maxwellSlot(p.ctrlWord, slot))
 				if err != nil {
 					p.errorf(p.ctrlPos, "control word 0x%016x slot %d: %v", p.ctrlWord, slot, err)
 				} else if in.Ctrl == nil {
-					in.Ctrl = c
+					in.Ctrl = p.newCtrl(c)
 				}
 			}
 		}
 	}
 	// Annotations.
-	if len(anns) > 0 {
+	if anns != "" {
 		c, ok, err := annotCtrl(anns)
 		if err != nil {
 			p.errorf(annPos, "%v", err)
 			return
 		}
 		if ok && in.Ctrl == nil {
-			in.Ctrl = c
+			in.Ctrl = p.newCtrl(c)
 		}
 	}
 	p.build(in, ops, opPoss, notes, opPos)
 	if in.Opcode == "" {
 		return
 	}
-	in.Text = instrText(in, opText, ops)
+	in.Text = p.instrText(in, opText, ops, s[textStart:j])
 	for k, l := range st.pending {
 		p.defLabel(st.pendPos[k], l, in.Index)
 	}
@@ -321,7 +314,24 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 
 // annStart returns the index of the first CUDA 12.8 annotation (" &x" or
 // " ?x" at bracket depth 0), or -1.
+// maxasEnd returns the index of the first blank or tab of s when s may
+// start with a maxas control prefix (see isMaxasCtrl), else -1.
+func maxasEnd(s string) int {
+	if s == "" || !(s[0] == ':' || s[0] == '-' || s[0] == 'Y' || isHex(s[0])) {
+		return -1
+	}
+	for k := 1; k < len(s); k++ {
+		if s[k] == ' ' || s[k] == '\t' {
+			return k
+		}
+	}
+	return -1
+}
+
 func annStart(s string) int {
+	if strings.IndexByte(s, '&') < 0 && strings.IndexByte(s, '?') < 0 {
+		return -1
+	}
 	depth := 0
 	for k := 0; k < len(s); k++ {
 		switch c := s[k]; c {
@@ -385,10 +395,15 @@ func validOpcode(s string) bool {
 // splitOperands splits s[i:j] at commas of bracket depth 0; an operand
 // made of several blank-separated words ("R2 -0x110", "R20 0x0") becomes
 // several operands. Constant-bank spacing "c [0x1] [0x100]" is normalised.
+//
+// The slices returned are the parser's scratch buffers, valid until the
+// next call.
 func (p *parser) splitOperands(s string, i, j, base int) (ops []string, poss []token.Pos, ok bool) {
 	if i >= j {
 		return nil, nil, true
 	}
+	ops, poss = p.ops[:0], p.poss[:0]
+	defer func() { p.ops, p.poss = ops[:0], poss[:0] }()
 	depth := 0
 	tick := false
 	from := i
@@ -402,10 +417,14 @@ func (p *parser) splitOperands(s string, i, j, base int) (ops []string, poss []t
 		for lead < to && isSpace(s[lead]) {
 			lead++
 		}
-		t = normBank(t)
-		if strings.ContainsAny(t, " \t") && !strings.ContainsAny(t, "[`(") {
-			for _, w := range strings.Fields(t) {
-				ops = append(ops, w)
+		blank := hasBlank(t)
+		if blank {
+			t = normBank(t)
+			blank = hasBlank(t)
+		}
+		if blank && strings.IndexByte(t, '[') < 0 && strings.IndexByte(t, '`') < 0 && strings.IndexByte(t, '(') < 0 {
+			ops = fields(t, ops)
+			for len(poss) < len(ops) {
 				poss = append(poss, p.pos(base+lead))
 			}
 			return true
@@ -445,10 +464,30 @@ func (p *parser) splitOperands(s string, i, j, base int) (ops []string, poss []t
 	return ops, poss, true
 }
 
+// lastComment is strings.LastIndex(s, "/*").
+func lastComment(s string) int {
+	for k := len(s) - 2; k >= 0; k-- {
+		if s[k] == '/' && s[k+1] == '*' {
+			return k
+		}
+	}
+	return -1
+}
+
+// hasBlank reports whether t holds a blank or a tab.
+func hasBlank(t string) bool {
+	for k := 0; k < len(t); k++ {
+		if t[k] == ' ' || t[k] == '\t' {
+			return true
+		}
+	}
+	return false
+}
+
 // normBank removes blanks inside constant-bank and memory operands:
 // "c [0x1] [0x100]" → "c[0x1][0x100]", "c[0x0] [0x14].H1" → "c[0x0][0x14].H1".
 func normBank(t string) string {
-	if !strings.ContainsAny(t, " \t") || !strings.Contains(t, "[") {
+	if !hasBlank(t) || !strings.Contains(t, "[") {
 		return t
 	}
 	var b strings.Builder
@@ -481,20 +520,31 @@ func normBank(t string) string {
 	return b.String()
 }
 
-func instrText(in *isa.Instr, opText string, ops []string) string {
-	var b strings.Builder
+// instrText is the normalised text of in: guard, opcode, operands joined
+// by ", ". When the source text src already reads so (the usual case), it
+// is returned itself, a substring of the listing, instead of a copy.
+func (p *parser) instrText(in *isa.Instr, opText string, ops []string, src string) string {
+	b := p.textBuf[:0]
 	if in.Guard.Reg != "" {
-		b.WriteString(in.Guard.String())
-		b.WriteByte(' ')
+		b = append(b, '@')
+		if in.Guard.Neg {
+			b = append(b, '!')
+		}
+		b = append(b, in.Guard.Reg...)
+		b = append(b, ' ')
 	}
-	b.WriteString(opText)
+	b = append(b, opText...)
 	for k, o := range ops {
 		if k == 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		} else {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(o)
+		b = append(b, o...)
 	}
-	return b.String()
+	p.textBuf = b
+	if string(b) == src {
+		return src
+	}
+	return string(b)
 }

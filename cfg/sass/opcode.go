@@ -120,6 +120,43 @@ var (
 	reconvOther = makeSet(`BSYNC BREAK BMOV`)
 )
 
+// opClass is what the tables above say about one base opcode, so that
+// classifying an instruction costs one map lookup.
+type opClass struct {
+	known, noDst, twoDst, carryOut bool
+	push, other                    bool   // reconvPush, reconvOther
+	pop                            string // reconvPop
+	mem                            memInfo
+}
+
+var opClasses = func() map[string]opClass {
+	m := map[string]opClass{}
+	set := func(names map[string]bool, f func(*opClass)) {
+		for op := range names {
+			c := m[op]
+			f(&c)
+			m[op] = c
+		}
+	}
+	set(knownOpcodes, func(c *opClass) { c.known = true })
+	set(noDst, func(c *opClass) { c.noDst = true })
+	set(twoDst, func(c *opClass) { c.twoDst = true })
+	set(carryOut, func(c *opClass) { c.carryOut = true })
+	set(reconvPush, func(c *opClass) { c.push = true })
+	set(reconvOther, func(c *opClass) { c.other = true })
+	for op, push := range reconvPop {
+		c := m[op]
+		c.pop = push
+		m[op] = c
+	}
+	for op, mi := range memOps {
+		c := m[op]
+		c.mem = mi
+		m[op] = c
+	}
+	return m
+}()
+
 // gen is an instruction-set generation, which fixes the listing layout.
 type gen uint8
 

@@ -1,6 +1,7 @@
 package sass
 
 import (
+	"bytes"
 	"fmt"
 	"go/token"
 	"sort"
@@ -30,12 +31,14 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		fset:  fset,
 		file:  fset.AddFile(filename, -1, len(src)),
 		src:   src,
+		text:  string(src),
 		mode:  mode,
 		out:   &isa.File{Fset: fset, Name: filename, Dialect: isa.DialectSASS},
 		syms:  map[string]symInfo{},
 		first: true,
 	}
-	p.file.SetLinesForContent(src)
+	p.lines = lineStarts(src)
+	p.file.SetLines(p.lines)
 	defer func() {
 		if e := recover(); e != nil {
 			if _, ok := e.(bailout); !ok {
@@ -55,16 +58,65 @@ type symInfo struct {
 	entry    bool // .other X,@"STO_CUDA_ENTRY …"
 }
 
+// lineStarts returns the offsets of the line starts of src, as
+// token.File.SetLinesForContent computes them (no entry for the empty
+// line after a final newline), with one exactly sized allocation.
+func lineStarts(src []byte) []int {
+	if len(src) == 0 {
+		return nil
+	}
+	n := 1 + bytes.Count(src, nl)
+	if src[len(src)-1] == '\n' {
+		n--
+	}
+	lines := make([]int, 1, n)
+	for off := 0; ; {
+		k := bytes.IndexByte(src[off:], '\n')
+		if k < 0 || off+k+1 >= len(src) {
+			break
+		}
+		off += k + 1
+		lines = append(lines, off)
+	}
+	return lines
+}
+
+var nl = []byte{'\n'}
+
 // fnState is the per-function parsing state.
 type fnState struct {
 	fn       *isa.Func
-	byOff    map[int64]int // offset → instruction index
-	refs     []ref         // targets to resolve at the end of the function
-	pending  []string      // labels waiting for the next instruction
+	byOff    []offIndex // instruction addresses, strictly increasing
+	refs     []ref      // targets to resolve at the end of the function
+	pending  []string   // labels waiting for the next instruction
 	pendPos  []token.Pos
 	lastOff  int64
 	haveOff  bool
 	noOffset bool // instructions without addresses (maxas)
+	mayPop   bool // an instruction that may pop the SIMT stack (SYNC, BRK, CONT, Fermi .S)
+}
+
+// offIndex maps an instruction address to its index.
+type offIndex struct {
+	off int64
+	idx int
+}
+
+// lookup returns the index of the instruction at address off.
+func (st *fnState) lookup(off int64) (int, bool) {
+	lo, hi := 0, len(st.byOff)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if st.byOff[m].off < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(st.byOff) && st.byOff[lo].off == off {
+		return st.byOff[lo].idx, true
+	}
+	return 0, false
 }
 
 // ref is a branch or reconvergence target to resolve.
@@ -82,6 +134,8 @@ type parser struct {
 	fset   *token.FileSet
 	file   *token.File
 	src    []byte
+	text   string // src as one string, scanned line by line (the result keeps copies: see keep)
+	lines  []int  // line starts
 	mode   Mode
 	errors isa.ErrorList
 	out    *isa.File
@@ -114,9 +168,11 @@ type parser struct {
 	lastNeedLo bool // dual-issue second member: its encoding follows alone
 	lastNeedHi bool // Volta+: the high word follows alone
 	lastLo     uint64
-	lastAnn    []string
+	lastAnn    string // CUDA 12.8 annotations of the previous instruction
 	lastAnnPos token.Pos
 	inPair     bool
+
+	alloc // slabs and scratch buffers
 }
 
 func (p *parser) pos(off int) token.Pos { return p.file.Pos(off) }
@@ -136,13 +192,14 @@ func (p *parser) gen() gen { return genOf(p.sm) }
 
 func (p *parser) parse() {
 	src := p.src
-	for start := 0; start < len(src); {
-		end := start
-		for end < len(src) && src[end] != '\n' {
-			end++
+	for k, start := range p.lines {
+		end := len(src)
+		if k+1 < len(p.lines) {
+			end = p.lines[k+1] - 1
+		} else if src[end-1] == '\n' {
+			end--
 		}
 		p.line(start, end)
-		start = end + 1
 	}
 	p.endFunc(p.pos(len(src)))
 	p.checkPendingEncoding(p.pos(len(src)))
@@ -151,13 +208,14 @@ func (p *parser) parse() {
 // line handles the line src[start:end].
 func (p *parser) line(start, end int) {
 	// Trim blanks and a carriage return.
-	for start < end && isSpace(p.src[start]) {
-		start++
-	}
+	start = skipBlanks(p.text, start, end)
 	for end > start && (isSpace(p.src[end-1]) || p.src[end-1] == '\r') {
-		end--
+		end = trimBlanks(p.text, start, end)
+		if end > start && p.src[end-1] == '\r' {
+			end--
+		}
 	}
-	s := string(p.src[start:end])
+	s := p.text[start:end]
 	pos := p.pos(start)
 	if p.inResource {
 		if s == "" {
@@ -174,6 +232,11 @@ func (p *parser) line(start, end int) {
 		return
 	}
 	p.checkPendingEncoding(pos)
+	if len(s) >= 2 && s[0] == '/' && s[1] == '*' && (!p.sectioned || p.inText) {
+		// An instruction with an address: no header line starts so.
+		p.instrLine(start, end, s, pos)
+		return
+	}
 	switch {
 	case strings.HasPrefix(s, "//"):
 		if i := strings.Index(s, ".headerflags"); i >= 0 {
@@ -207,7 +270,7 @@ func (p *parser) line(start, end int) {
 		return
 	case strings.HasPrefix(s, "code version ="):
 		v := strings.Trim(strings.TrimSpace(s[len("code version ="):]), "[]")
-		p.out.Version = strings.ReplaceAll(v, ",", ".")
+		p.out.Version = strings.Clone(strings.ReplaceAll(v, ",", "."))
 		return
 	case strings.HasPrefix(s, "compile_size ="):
 		switch strings.TrimSpace(s[len("compile_size ="):]) {
@@ -234,7 +297,32 @@ func (p *parser) line(start, end int) {
 	p.instrLine(start, end, s, pos)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\v' || c == '\f') }
+
+const eightBlanks = "        "
+
+// skipBlanks returns the index of the first non-blank (isSpace) byte of
+// s[i:j], or j; runs of spaces go eight at a time.
+func skipBlanks(s string, i, j int) int {
+	for i+8 <= j && s[i:i+8] == eightBlanks {
+		i += 8
+	}
+	for i < j && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// trimBlanks returns the end of s[i:j] without its trailing blanks.
+func trimBlanks(s string, i, j int) int {
+	for j-8 >= i && s[j-8:j] == eightBlanks {
+		j -= 8
+	}
+	for j > i && isSpace(s[j-1]) {
+		j--
+	}
+	return j
+}
 
 func isLabel(s string) bool {
 	if s == "" {
@@ -258,9 +346,66 @@ func loneEncoding(s string) (uint64, bool) {
 	if !strings.HasPrefix(in, "0x") || len(in) < 3 || len(in) > 18 {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(in[2:], 16, 64)
-	if err != nil {
+	return parseHex(in[2:], 64)
+}
+
+// hexVal is the value of each hex digit; 0xff for other bytes.
+var hexVal = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 0xff
+		}
+	}
+	return t
+}()
+
+// parseHex is strconv.ParseUint(s, 16, bits) without the error value.
+func parseHex(s string, bits uint) (uint64, bool) {
+	if s == "" {
 		return 0, false
+	}
+	if len(s) <= int(bits)/4 { // cannot overflow
+		var v uint64
+		for i := 0; i < len(s); i++ {
+			d := hexVal[s[i]]
+			if d > 15 {
+				return 0, false
+			}
+			v = v<<4 | uint64(d)
+		}
+		return v, true
+	}
+	max := uint64(1)<<bits - 1
+	if bits == 64 {
+		max = ^uint64(0)
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		var d byte
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if v > max>>4 {
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+		if v > max {
+			return 0, false
+		}
 	}
 	return v, true
 }
@@ -291,7 +436,7 @@ func smNumber(arch string) (int, bool) {
 func (p *parser) setSM(pos token.Pos, n int) {
 	if p.sm == 0 {
 		p.sm, p.smPos = n, pos
-		p.out.Target = fmt.Sprintf("sm_%d", n)
+		p.out.Target = "sm_" + strconv.Itoa(n)
 		return
 	}
 	if p.sm != n {
@@ -385,7 +530,7 @@ func (p *parser) label(pos token.Pos, name string) {
 	if p.cur == nil {
 		p.implicitFunc(pos)
 	}
-	p.cur.pending = append(p.cur.pending, name)
+	p.cur.pending = append(p.cur.pending, strings.Clone(name))
 	p.cur.pendPos = append(p.cur.pendPos, pos)
 }
 
@@ -405,9 +550,10 @@ func (p *parser) implicitFunc(pos token.Pos) {
 
 func (p *parser) startFunc(pos token.Pos, name string, entry bool) {
 	p.endFunc(pos)
+	name = strings.Clone(name) // not a substring of the listing: see keep
 	fn := &isa.Func{Name: name, Pos: pos, Entry: entry, Labels: map[string]int{}}
 	p.out.Funcs = append(p.out.Funcs, fn)
-	p.cur = &fnState{fn: fn, byOff: map[int64]int{}}
+	p.cur = &fnState{fn: fn, byOff: p.offBuf[:0]}
 	p.ctrlValid, p.ctrlLeft, p.ctrlBase = false, 0, -1
 	p.last = nil
 }
@@ -438,7 +584,7 @@ func (p *parser) endFunc(pos token.Pos) {
 				p.errorf(r.pos, "%s: target 0x%x is not the address of an instruction of %s", r.in.Opcode, r.off, fn.Name)
 				continue
 			}
-			name = fmt.Sprintf("L_0x%x", r.off)
+			name = offLabel(r.off)
 			if old, dup := fn.Labels[name]; dup && old != idx {
 				p.errorf(r.pos, "label %s names two instructions", name)
 			}
@@ -463,17 +609,21 @@ func (p *parser) endFunc(pos token.Pos) {
 			r.in.Targets = append(r.in.Targets, name)
 		}
 	}
+	p.offBuf = st.byOff[:0] // reused by the next function
 	p.cur = nil
 }
+
+// offLabel is the synthesized label of address off: L_0x1b0.
+func offLabel(off int64) string { return "L_0x" + strconv.FormatInt(off, 16) }
 
 // indexOf returns the index of the instruction at address off. A
 // Kepler–Pascal branch may name the address of a control word: execution
 // continues at the first instruction of its group. The address just after
 // the last instruction names the end of the function.
 func (p *parser) indexOf(st *fnState, off int64) (int, bool) {
-	idx, ok := st.byOff[off]
+	idx, ok := st.lookup(off)
 	if !ok && (p.gen() == genMaxwell || p.gen() == genKepler) && off%groupBytes(p.gen()) == 0 {
-		idx, ok = st.byOff[off+8]
+		idx, ok = st.lookup(off + 8)
 	}
 	if !ok && len(st.fn.Instrs) > 0 && off == st.lastOff+instrSize(p.gen()) {
 		idx, ok = len(st.fn.Instrs), true
@@ -511,6 +661,9 @@ func (p *parser) defLabel(pos token.Pos, name string, idx int) {
 // encloses it in program order, and Fermi's ".S" pops the target of the
 // innermost SSY.
 func (p *parser) resolveReconv(st *fnState) {
+	if !st.mayPop {
+		return // nothing below would change
+	}
 	fn := st.fn
 	type push struct {
 		op      string
@@ -537,7 +690,7 @@ func (p *parser) resolveReconv(st *fnState) {
 			if i, ok := p.indexOf(st, r.off); ok {
 				t = i
 			}
-			name = fmt.Sprintf("L_0x%x", r.off)
+			name = offLabel(r.off)
 		} else if i, ok := fn.Labels[name]; ok {
 			t = i
 		}
@@ -613,13 +766,13 @@ func (p *parser) encodingLine(pos token.Pos, w uint64) {
 		}
 	case p.last != nil && p.lastNeedHi:
 		p.lastNeedHi = false
-		c, err := VoltaCtrl(w)
+		c, err := voltaCtrl(w)
 		if err != nil {
 			p.errorf(pos, "%v", err)
 			return
 		}
-		p.last.Ctrl = c
-		p.checkAnnotations(p.last, c)
+		p.last.Ctrl = p.newCtrl(c)
+		p.checkAnnotations(p.last, p.last.Ctrl)
 	case p.gen() == genVolta:
 		p.errorf(pos, "encoding word without an instruction: on %s each instruction line is followed by exactly one high word", p.out.Target)
 	case p.gen() == genFermi:
@@ -658,7 +811,7 @@ func (p *parser) checkPendingEncoding(pos token.Pos) {
 
 // checkAnnotations compares CUDA 12.8 annotations with the decoded field.
 func (p *parser) checkAnnotations(in *isa.Instr, c *isa.Ctrl) {
-	if len(p.lastAnn) == 0 || in != p.last {
+	if p.lastAnn == "" || in != p.last {
 		return
 	}
 	a, ok, err := annotCtrl(p.lastAnn)
@@ -667,7 +820,7 @@ func (p *parser) checkAnnotations(in *isa.Instr, c *isa.Ctrl) {
 	}
 	const mask = 0x1ffff // all but reuse
 	if a.Raw&mask != c.Raw&mask {
-		p.warnf(p.lastAnnPos, "annotations %s disagree with the encoded control field %s", strings.Join(p.lastAnn, " "), FormatCtrl(c))
+		p.warnf(p.lastAnnPos, "annotations %s disagree with the encoded control field %s", strings.Join(strings.Fields(p.lastAnn), " "), FormatCtrl(c))
 	}
 }
 
