@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 
 	"github.com/urfave/cli/v2"
@@ -36,6 +37,7 @@ recursion, barriers under divergent control); 3 a bound exceeds --deadline.`,
 		blockFlag, gridFlag, argFlag,
 		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", Category: catOutput},
+		&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
 	},
 	Action: analyzeAction,
 }
@@ -50,7 +52,18 @@ var analyzeAssumptions = []string{
 	"predicated-off instructions are issued and timed like executed ones",
 	"bar.sync/bar.red end a section; every warp of the block reaches the same sequence of barriers, and a uniform branch that decides a barrier evaluates identically across the block (CUDA's rule for __syncthreads)",
 	"loop bounds: derived from the code at the given launch configuration, or annotated in the facts file (trusted)",
-	"device calls inlined per call context; the model gives ret no cost",
+	"device calls inlined per call context; an inlined ret is timed as the ret it replaces",
+	"the paper's GUB (ECRTS 2025, reported by `gpuwcet bound`) is not given: it is defined for one known path per warp, not for a maximum over paths",
+}
+
+// pipelineAssumption states how the description's [pipeline] table is
+// applied on every path (docs/model.md, "Static multi-path analysis").
+func pipelineAssumption(p hwdesc.Pipeline) string {
+	wait := p.BranchWait
+	if wait == "" {
+		wait = hwdesc.BranchWaitNone
+	}
+	return fmt.Sprintf("pipeline: overhead %d cycles on every result; branch_wait %s on the edges of the warp-level graph that redirect the warp (a resume edge redirecting after an ordinary instruction is charged as a taken branch); ret_issues %v; barrier_issues %v", p.Overhead, wait, p.RetIssues, p.BarrierIssues)
 }
 
 type analyzeInput struct {
@@ -158,7 +171,8 @@ func analyzeAction(c *cli.Context) error {
 		fmt.Fprint(c.App.ErrWriter, d)
 	}
 
-	j := &analyzeJSON{SchemaVersion: 1, Inputs: inputs, Assumptions: analyzeAssumptions, Errors: []string{}}
+	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
+	j := &analyzeJSON{SchemaVersion: 1, Inputs: inputs, Assumptions: assumptions, Errors: []string{}}
 	j.Tool.Name, j.Tool.Version = "gpuwcet", version
 	j.HW.Name, j.HW.Version, j.HW.SHA256, j.HW.ClockMHz = hw.Name, hw.Version, hw.Hash(), hw.ClockMHz
 	j.Launch.Block, j.Launch.Grid, j.Launch.Args = launch.Block, launch.Grid, launch.Args
@@ -202,7 +216,7 @@ func analyzeAction(c *cli.Context) error {
 			if text.Len() > 0 {
 				text.WriteByte('\n')
 			}
-			if err := static.WriteText(&text, rep, file.Fset, deadline); err != nil {
+			if err := static.WriteText(&text, rep, file.Fset, static.TextOptions{Deadline: deadline, Blocks: c.Bool("blocks")}); err != nil {
 				return withCode(ExitBadInput, err)
 			}
 		}

@@ -31,11 +31,18 @@ func TestAnalyzeGolden(t *testing.T) {
 }
 
 // TestAnalyzeStraightLineEqualsBound: on kernels without branches the static
-// bound is the bound command's (same engine, same formula).
+// bound is the bound command's (same engine, same formula, same pipeline
+// options).
 func TestAnalyzeStraightLineEqualsBound(t *testing.T) {
 	for _, tc := range []struct{ ptx, hw string }{
 		{"../../examples/saxpy/kernel.ptx", "rtx3070"},
 		{"../../examples/paper-fig2/kernel.ptx", "../../examples/paper-fig2/hw.toml"},
+		// An ECRTS 2025 preset: overhead, branch_wait taken, ret_issues,
+		// barrier_issues and shared resources.
+		{"../../examples/saxpy/kernel.ptx", "ecrts25-orin-100"},
+		{"../../examples/saxpy/kernel.ptx", "ecrts25-orin-5"},
+		{"testdata/analyze/barrier-straight.ptx", "ecrts25-orin-100"},
+		{"testdata/analyze/barrier-straight.ptx", "rtx3070"},
 	} {
 		var o1, o2, e bytes.Buffer
 		if c := run([]string{"gpuwcet", "analyze", "--hw", tc.hw, "--block", "256", "--format", "json", tc.ptx}, &o1, &e); c != 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -44,10 +45,29 @@ type JSONSection struct {
 
 // JSONSegClass is one class's terms over a section.
 type JSONSegClass struct {
-	Warps        []int `json:"warps"`
-	Duration     int64 `json:"duration"`
-	Interference int64 `json:"interference"`
-	WUB          int64 `json:"wub"`
+	Warps        []int       `json:"warps"`
+	Duration     int64       `json:"duration"`
+	Interference int64       `json:"interference"`
+	WUB          int64       `json:"wub"`
+	Blocks       []JSONBlock `json:"blocks"`
+}
+
+// JSONBlock is one row of the per-block contribution table
+// (wcet-conventions.md §3; BlockUse): a block range of the class's graph
+// on the worst path for I.
+type JSONBlock struct {
+	Block       string   `json:"block"`        // block of the class's (warp-level) graph
+	ThreadBlock string   `json:"thread_block"` // the thread-level block it copies
+	Labels      []string `json:"labels"`       // of the thread-level block
+	Lines       string   `json:"lines"`        // file:first-last line of the range
+	Instrs      [2]int   `json:"instrs"`       // range [lo, hi) of the block's instructions
+	Size        int      `json:"size"`         // instructions in the block
+	Count       int64    `json:"count"`        // executions on the worst path for I
+	Issued      int      `json:"issued"`       // per execution
+	InitSum     int64    `json:"init_sum"`     // per execution
+	I           int64    `json:"i"`            // count × (init_sum + issued): share of the section's I
+	Share       float64  `json:"i_share"`      // i / the section's I (0 when I is 0), 4 decimals
+	Delay       int64    `json:"d_delay"`      // largest End increase across one execution (informative)
 }
 
 // JSONLoop is a loop bound used, with its provenance.
@@ -96,7 +116,11 @@ func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 	for _, s := range r.Segments {
 		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound)}
 		for _, c := range s.Classes {
-			js.Classes = append(js.Classes, JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Interference: int64(c.Interference), WUB: int64(c.WUB)})
+			jc := JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Interference: int64(c.Interference), WUB: int64(c.WUB), Blocks: []JSONBlock{}}
+			for _, u := range c.Blocks {
+				jc.Blocks = append(jc.Blocks, newJSONBlock(fset, u, int64(c.Interference)))
+			}
+			js.Classes = append(js.Classes, jc)
 		}
 		j.Sections = append(j.Sections, js)
 	}
@@ -122,6 +146,35 @@ func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 		}
 	}
 	return j
+}
+
+func newJSONBlock(fset *token.FileSet, u BlockUse, total int64) JSONBlock {
+	jb := JSONBlock{Block: u.Block.Name(), ThreadBlock: u.Thread.Name(), Labels: u.Thread.Labels, Instrs: [2]int{u.Lo, u.Hi}, Size: len(u.Block.Instrs),
+		Count: u.Count, Issued: u.Issued, InitSum: int64(u.InitSum), I: u.I, Delay: int64(u.Delay), Lines: "?"}
+	if jb.Labels == nil {
+		jb.Labels = []string{}
+	}
+	if total > 0 {
+		jb.Share = math.Round(float64(u.I)/float64(total)*1e4) / 1e4
+	}
+	// Lines: the span of the range's lines in the file of its first
+	// instruction (an inlined callee's lines may precede its caller's).
+	if u.Hi > u.Lo {
+		a := position(fset, u.Block.Instrs[u.Lo].Pos)
+		if a.IsValid() {
+			lo, hi := a.Line, a.Line
+			for _, in := range u.Block.Instrs[u.Lo:u.Hi] {
+				if p := position(fset, in.Pos); p.IsValid() && p.Filename == a.Filename {
+					lo, hi = min(lo, p.Line), max(hi, p.Line)
+				}
+			}
+			jb.Lines = fmt.Sprintf("%s:%d", a.Filename, lo)
+			if hi != lo {
+				jb.Lines += fmt.Sprintf("-%d", hi)
+			}
+		}
+	}
+	return jb
 }
 
 // Warnings lists what the reader of a bound should know: loops whose bound
@@ -151,8 +204,15 @@ func (r *Report) Warnings() []string {
 	return ws
 }
 
+// TextOptions selects the optional parts of the text report.
+type TextOptions struct {
+	Deadline *int64 // verdict against this bound, in cycles
+	Blocks   bool   // the per-block contribution tables
+}
+
 // WriteText writes a report in text form.
-func WriteText(w io.Writer, r *Report, fset *token.FileSet, deadline *int64) error {
+func WriteText(w io.Writer, r *Report, fset *token.FileSet, opts TextOptions) error {
+	deadline := opts.Deadline
 	j := NewJSON(r, fset)
 	var b strings.Builder
 	fmt.Fprintf(&b, "kernel %s  hw %s  warps %d  classes %d\n", j.Name, r.HW.Name, j.Warps, len(j.Classes))
@@ -177,6 +237,9 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, deadline *int64) err
 		for i, c := range s.Classes {
 			fmt.Fprintf(&b, "    %-14s D %d  I %d  WUB %d\n", j.Classes[i].Name, c.Duration, c.Interference, c.WUB)
 		}
+	}
+	if opts.Blocks {
+		writeBlocks(&b, j)
 	}
 	b.WriteString("loops:\n")
 	if len(j.Loops) == 0 {
@@ -204,4 +267,27 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, deadline *int64) err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBlocks writes the per-block contribution tables: per section and
+// class, the block ranges on the worst path for I.
+func writeBlocks(b *strings.Builder, j *JSONKernel) {
+	b.WriteString("blocks (per section and class, the worst path for I: COUNT executions, ISSUED and INITSUM per execution, I = COUNT×(INITSUM+ISSUED) and its share of the section's I, DELAY = largest increase of the finish time across one execution):\n")
+	for _, s := range j.Sections {
+		for i, c := range s.Classes {
+			fmt.Fprintf(b, "  %s -> %s  %s  I %d\n", s.From, s.To, j.Classes[i].Name, c.Interference)
+			fmt.Fprintf(b, "    %-10s %-6s %-16s %-28s %12s %6s %7s %12s %7s %6s\n", "BLOCK", "THREAD", "LABEL", "LINES", "COUNT", "ISSUED", "INITSUM", "I", "SHARE", "DELAY")
+			for _, u := range c.Blocks {
+				label := "-"
+				if len(u.Labels) > 0 {
+					label = strings.Join(u.Labels, ",")
+				}
+				name := u.Block
+				if u.Instrs[0] > 0 || u.Instrs[1] < u.Size {
+					name += fmt.Sprintf("[%d:%d]", u.Instrs[0], u.Instrs[1])
+				}
+				fmt.Fprintf(b, "    %-10s %-6s %-16s %-28s %12d %6d %7d %12d %6.1f%% %6d\n", name, u.ThreadBlock, label, u.Lines, u.Count, u.Issued, u.InitSum, u.I, 100*u.Share, u.Delay)
+			}
+		}
+	}
 }

@@ -40,7 +40,7 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 		byName[n.Name] = n
 	}
 	pos := func(p token.Pos) token.Position { return position(file.Fset, p) }
-	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, calls: map[*isa.Instr]bool{}, pos: pos}
+	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos}
 	out := &isa.Func{}
 	*out = *fn
 	out.Instrs = nil
@@ -53,12 +53,17 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 	if err := il.body(out, fn, "", 0); err != nil {
 		return nil, nil, err
 	}
-	return out, &Inlined{NoIssue: il.noIssue, Calls: il.calls}, nil
+	return out, &Inlined{NoIssue: il.noIssue, Returns: il.returns, Calls: il.calls}, nil
 }
 
 // Inlined describes the instructions Inline made or kept specially.
 type Inlined struct {
 	NoIssue map[*isa.Instr]bool // returns turned into jumps
+	// Returns maps each return turned into a jump to the callee's ret it
+	// replaces: the analysis times the jump as that ret (issuing when the
+	// description's Pipeline.RetIssues is set, as the engine times a ret
+	// on a trace). Nil: every jump in NoIssue issues nothing.
+	Returns map[*isa.Instr]*isa.Instr
 	Calls   map[*isa.Instr]bool // calls followed by their callee's body
 }
 
@@ -66,6 +71,7 @@ type inliner struct {
 	file    *isa.File
 	byName  map[string]*cfg.CallNode
 	noIssue map[*isa.Instr]bool
+	returns map[*isa.Instr]*isa.Instr
 	calls   map[*isa.Instr]bool
 	copies  int
 	pos     func(token.Pos) token.Position
@@ -116,6 +122,7 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 			c.Text = in.Text + " (inlined return)"
 			out.Instrs = append(out.Instrs, &c)
 			il.noIssue[&c] = true
+			il.returns[&c] = in
 			continue
 		case in.Kind == isa.KindIndirectCall:
 			return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect call %q: indirect calls are not inlined; the static analysis cannot bound it", in.Text)}

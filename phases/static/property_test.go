@@ -22,6 +22,7 @@ type gen struct {
 	sb     strings.Builder
 	n      int
 	bounds map[string]int64
+	bars   bool // emit block-wide barriers in the top-level straight code
 }
 
 func (g *gen) instr() {
@@ -33,6 +34,8 @@ func (g *gen) instr() {
 func (g *gen) block(depth int, exit string) {
 	for k := 1 + g.r.Intn(3); k > 0; k-- {
 		switch x := g.r.Intn(10); {
+		case depth == 0 && g.bars && x == 0:
+			g.sb.WriteString("\tbar\n")
 		case x < 5 || depth >= 3:
 			g.instr()
 		case x < 7:
@@ -59,41 +62,96 @@ func (g *gen) block(depth int, exit string) {
 	}
 }
 
+// randomHW draws a hardware description with the pipeline options and
+// shared resources: units alu, mul, mem and br with random timings, each
+// in its own group or in one of two shared groups; bra, ret and bar routed
+// to random units; random overhead, branch_wait, ret_issues and
+// barrier_issues.
+func randomHW(r *rand.Rand) *hwdesc.Desc {
+	hw := &hwdesc.Desc{Name: "random", ClockMHz: 1000, DefaultUnit: "alu"}
+	for _, n := range []string{"alu", "mul", "mem", "br"} {
+		u := hwdesc.Unit{Name: n, Init: hwdesc.Cycles(1 + r.Intn(4)), Lat: hwdesc.Cycles(r.Intn(12))}
+		if n == "mem" {
+			u.Lat = hwdesc.Cycles(r.Intn(30))
+		}
+		if g := r.Intn(3); g > 0 {
+			u.Group = fmt.Sprintf("g%d", g)
+		}
+		hw.Units = append(hw.Units, u)
+	}
+	unit := func() string { return hw.Units[r.Intn(len(hw.Units))].Name }
+	hw.Map = []hwdesc.Rule{{Match: "mul*", Unit: "mul"}, {Match: "ld*", Unit: "mem"}, {Match: "st*", Unit: "mem"},
+		{Match: "bra", Unit: unit()}, {Match: "ret", Unit: unit()}, {Match: "bar", Unit: unit()}}
+	hw.Pipeline = hwdesc.Pipeline{
+		Overhead:      hwdesc.Cycles(r.Intn(5)),
+		BranchWait:    []string{"", hwdesc.BranchWaitNone, hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll}[r.Intn(4)],
+		RetIssues:     r.Intn(2) == 0,
+		BarrierIssues: r.Intn(2) == 0,
+	}
+	return hw
+}
+
 // TestSoundAgainstConcretePaths: on single-warp random structured
-// programs, the static D and I of the whole kernel are at least the
-// duration and InitSum+Issued of every concrete path allowed by the bounds,
-// run through the engine (phases.BuildClass).
+// programs, the static D and I of every barrier section are at least the
+// duration and InitSum+Issued of the same section of every concrete path
+// allowed by the bounds, run through the engine with the redirect
+// semantics of a known path (phases.BuildClassPath, PathRedirects). The
+// "pipeline" variants draw a random hardware description per program
+// (shared resources, overhead, branch_wait, ret_issues, barrier_issues)
+// and put block-wide barriers in the top-level code.
 func TestSoundAgainstConcretePaths(t *testing.T) {
 	for _, acc := range []struct {
 		exact int64
 		widen int
-	}{{4, 6}, {1, 6}, {1, 0}, {2, 1}} {
-		t.Run(fmt.Sprintf("exact%d-widen%d", acc.exact, acc.widen), func(t *testing.T) {
+		pipe  bool
+	}{{4, 6, false}, {1, 6, false}, {1, 0, false}, {2, 1, false}, {4, 6, true}, {1, 6, true}, {1, 0, true}} {
+		name := fmt.Sprintf("exact%d-widen%d", acc.exact, acc.widen)
+		if acc.pipe {
+			name += "-pipeline"
+		}
+		t.Run(name, func(t *testing.T) {
 			defer func(e int64, w int) { exactIters, widenRounds = e, w }(exactIters, widenRounds)
 			exactIters, widenRounds = acc.exact, acc.widen
-			soundAgainstConcretePaths(t)
+			soundAgainstConcretePaths(t, acc.pipe)
 		})
 	}
 }
 
-func soundAgainstConcretePaths(t *testing.T) {
+func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 	checked, tight := 0, 0
 	for seed := int64(1); seed <= int64(*propN); seed++ {
-		g := &gen{r: rand.New(rand.NewSource(seed)), bounds: map[string]int64{}}
+		r := rand.New(rand.NewSource(seed))
+		hw := testHW()
+		if pipe {
+			hw = randomHW(r)
+		}
+		g := &gen{r: r, bounds: map[string]int64{}, bars: pipe}
 		g.sb.WriteString(".entry random\n")
 		g.block(0, "")
 		g.sb.WriteString("\tret\n")
 		src := g.sb.String()
-		k := build(t, src)
-		r, err := k.analyze(t, 1, g.bounds)
+		k := buildHW(t, src, hw)
+		res, err := k.analyze(t, 1, g.bounds)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
 		}
-		if len(r.Segments) != 1 {
-			t.Fatalf("seed %d: %d segments", seed, len(r.Segments))
+		seg := map[segKey]*SegClass{}
+		for _, s := range res.Segments {
+			sc := s.Classes[0]
+			seg[segKey{s.From, s.To}] = sc
+			// The contribution table decomposes I exactly.
+			var sum int64
+			for _, u := range sc.Blocks {
+				if u.Count < 1 {
+					t.Errorf("seed %d: block %s counted %d times", seed, u.Block, u.Count)
+				}
+				sum += u.I
+			}
+			if sum != int64(sc.Interference) {
+				t.Errorf("seed %d: block table sums to I %d, segment I %d\n%s", seed, sum, sc.Interference, src)
+			}
 		}
-		sc := r.Segments[0].Classes[0]
-		var maxD, maxI hwdesc.Cycles
+		maxD, maxI := map[segKey]hwdesc.Cycles{}, map[segKey]hwdesc.Cycles{}
 		prepared := map[*isa.Instr]*phases.Op{}
 		n, complete, err := EnumeratePaths(k.g, boundsByLabel(g.bounds), 20000, func(path []*isa.Instr) bool {
 			ops := make([]*phases.Op, len(path))
@@ -109,14 +167,23 @@ func soundAgainstConcretePaths(t *testing.T) {
 				}
 				ops[i] = op
 			}
-			c := phases.BuildClassOps(k.eng, ops, false)
-			s := c.Sections[0]
-			d, i := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
-			if d > sc.Duration || i > sc.Interference {
-				t.Errorf("seed %d: concrete path of %d instructions: duration %d, interference %d; static D %d, I %d\n%s", seed, len(path), d, i, sc.Duration, sc.Interference, src)
-				return false
+			c := phases.BuildClassPath(k.eng, ops, phases.PathRedirects(k.g.Func, path), false)
+			var from *isa.Instr
+			for _, s := range c.Sections {
+				sk := segKey{from, s.Barrier}
+				from = s.Barrier
+				sc := seg[sk]
+				if sc == nil {
+					t.Errorf("seed %d: concrete section %d (%v -> %v) has no static segment\n%s", seed, s.Index, sk.from, sk.to, src)
+					return false
+				}
+				d, i := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
+				if d > sc.Duration || i > sc.Interference {
+					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: duration %d, interference %d; static D %d, I %d\n%s", seed, hw.Pipeline, len(path), s.Index, d, i, sc.Duration, sc.Interference, src)
+					return false
+				}
+				maxD[sk], maxI[sk] = max(maxD[sk], d), max(maxI[sk], i)
 			}
-			maxD, maxI = max(maxD, d), max(maxI, i)
 			return true
 		})
 		if err != nil {
@@ -129,14 +196,18 @@ func soundAgainstConcretePaths(t *testing.T) {
 			continue
 		}
 		checked++
-		if n > 0 && maxI != sc.Interference {
-			t.Errorf("seed %d: I %d is not the longest path weight %d (the weight analysis is exact)", seed, sc.Interference, maxI)
+		allTight := true
+		for sk, sc := range seg {
+			if n > 0 && maxI[sk] != sc.Interference {
+				t.Errorf("seed %d: I %d is not the longest path weight %d (the weight analysis is exact)", seed, sc.Interference, maxI[sk])
+			}
+			allTight = allTight && maxD[sk] == sc.Duration
 		}
-		if maxD == sc.Duration {
+		if allTight {
 			tight++
 		}
 	}
-	t.Logf("%d programs fully enumerated; static D equal to the worst concrete duration in %d", checked, tight)
+	t.Logf("%d programs fully enumerated; static D equal to the worst concrete duration in every section in %d", checked, tight)
 	if checked < *propN/2 {
 		t.Errorf("only %d of %d programs enumerated completely", checked, *propN)
 	}

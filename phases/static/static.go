@@ -92,6 +92,11 @@ type SegClass struct {
 	Duration     hwdesc.Cycles // D: isolated duration
 	Interference hwdesc.Cycles // I: InitSum + Issued
 	WUB          hwdesc.Cycles // D + Σ_{other warps} I
+	// Blocks is the per-block contribution table of the segment: the
+	// block ranges on the worst path for I, in block order.
+	Blocks []BlockUse
+
+	wit *witness
 }
 
 // LoopUse is a loop bound the analysis used.
@@ -158,7 +163,8 @@ func Analyze(in *Input) (*Result, error) {
 			return nil, err
 		}
 		w := &walker{g: cg, ops: ops, d: d, timed: true, stop: true, bound: loopBound,
-			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference}
+			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference,
+			pipe: in.Engine.HW().Pipeline, track: true, delay: map[blockRange]hwdesc.Cycles{}}
 		segs[ci] = map[segKey]*SegClass{}
 		todo := []*isa.Instr{nil}
 		done := map[*isa.Instr]bool{nil: true}
@@ -176,7 +182,7 @@ func Analyze(in *Input) (*Result, error) {
 			}
 			add := func(to *isa.Instr, v *val) {
 				sk := segKey{from, to}
-				segs[ci][sk] = &SegClass{Warps: c.Warps, Duration: v.s.End, Interference: hwdesc.Cycles(v.i)}
+				segs[ci][sk] = &SegClass{Warps: c.Warps, Duration: v.s.End, Interference: hwdesc.Cycles(v.i), wit: v.wit}
 				if !seen[sk] {
 					seen[sk] = true
 					keys = append(keys, sk)
@@ -192,6 +198,9 @@ func Analyze(in *Input) (*Result, error) {
 			if o.end.ok {
 				add(nil, &o.end)
 			}
+		}
+		for _, sc := range segs[ci] {
+			sc.Blocks, sc.wit = w.blockUses(sc.wit), nil
 		}
 	}
 	// Every class must meet the same barrier pairs.
@@ -338,7 +347,20 @@ func prepare(in *Input, fset *token.FileSet) (map[*isa.Instr]*phases.Op, error) 
 					continue
 				}
 				if in.Inlined != nil && in.Inlined.NoIssue[x] {
-					ops[x] = &phases.Op{Instr: x, Unit: phases.NoUnit}
+					// An inlined return: timed as the ret it replaces
+					// (issuing under Pipeline.RetIssues), without the
+					// branch's control hazard (the engine gives ret none).
+					ret := in.Inlined.Returns[x]
+					if ret == nil {
+						ops[x] = &phases.Op{Instr: x, Unit: phases.NoUnit}
+						continue
+					}
+					op, err := in.Engine.Prepare(fset, ret)
+					if err != nil {
+						return nil, err
+					}
+					op.Instr = x
+					ops[x] = &op
 					continue
 				}
 				if (x.Kind == isa.KindIndirectCall || x.Kind == isa.KindCall) && (in.Inlined == nil || !in.Inlined.Calls[x]) {

@@ -55,7 +55,9 @@ type kernel struct {
 	eng *phases.Engine
 }
 
-func build(t testing.TB, src string) *kernel {
+func build(t testing.TB, src string) *kernel { return buildHW(t, src, testHW()) }
+
+func buildHW(t testing.TB, src string, hw *hwdesc.Desc) *kernel {
 	t.Helper()
 	fset, fn := cfgtest.Must(t, src)
 	regs(fn)
@@ -63,7 +65,7 @@ func build(t testing.TB, src string) *kernel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := phases.NewEngine(testHW())
+	eng, err := phases.NewEngine(hw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,4 +367,81 @@ func name(in *isa.Instr) string {
 		return "-"
 	}
 	return fmt.Sprint(in.Index + 1)
+}
+
+// TestResumeEdgeWaits: on a warp-level graph running the taken side of a
+// divergent if/else first, the edges are: the taken branch (waits under
+// branch_wait taken), a resume edge from the end of the else side to the
+// then side (a redirect after an ordinary instruction: charged like a
+// taken branch, beyond the engine), and the jump to the join (waits). The
+// graph has one path, so the static D is exactly the engine's duration on
+// that path with the resume redirect charged as a branch.
+func TestResumeEdgeWaits(t *testing.T) {
+	hw := testHW()
+	hw.Map = append(hw.Map, hwdesc.Rule{Match: "bra", Unit: "mul"}) // ready 6+overhead after its start
+	hw.Pipeline = hwdesc.Pipeline{Overhead: 2, BranchWait: hwdesc.BranchWaitTaken, RetIssues: true}
+	thread := buildHW(t, `ld r1 r0
+	@p bra ELSE
+	mul r2 r1
+	bra JOIN
+ELSE:
+	add r2 r1
+	add r3 r2
+JOIN:
+	st r9 r2
+	ret
+`, hw)
+	fn := thread.g.Func
+	tb := thread.g.Blocks
+	// b0 -taken-> ELSE -resume-> then -jump-> JOIN.
+	wg, err := cfg.Derive(thread.g, []*cfg.Block{tb[0], tb[2], tb[1], tb[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.AddEdge(wg.Blocks[0], wg.Blocks[1], cfg.EdgeTaken)
+	wg.AddEdge(wg.Blocks[1], wg.Blocks[2], cfg.EdgeResume)
+	wg.AddEdge(wg.Blocks[2], wg.Blocks[3], cfg.EdgeJump)
+	wg.AddEdge(wg.Blocks[3], wg.Exit, cfg.EdgeExit)
+	wg.Recompute()
+	r, err := Analyze(&Input{Engine: thread.eng, Graph: thread.g, Classes: []Class{{Warps: []int{0}, Graph: wg}}, Bound: boundsByLabel(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := pick(fn, 0, 1, 4, 5, 2, 3, 6, 7)
+	ops := make([]*phases.Op, len(path))
+	for i, in := range path {
+		op, err := thread.eng.Prepare(nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops[i] = &op
+	}
+	redirect := phases.PathRedirects(fn, path)
+	if diff := cmp.Diff([]bool{false, true, false, true, false, true, false}, redirect); diff != "" {
+		t.Fatalf("redirects (-want +got):\n%s", diff)
+	}
+	engine := phases.BuildClassPath(thread.eng, ops, redirect, false).Duration
+	ops[3].WaitTaken = true // the resume redirect after "add r3 r2", charged as a taken branch
+	charged := phases.BuildClassPath(thread.eng, ops, redirect, false).Duration
+	got := r.Segments[0].Classes[0].Duration
+	if got != charged || charged <= engine {
+		t.Errorf("static D %d; engine %d, with the resume redirect charged %d", got, engine, charged)
+	}
+	// With branch_wait none nothing waits: the static D is the engine's.
+	hw.Pipeline.BranchWait = hwdesc.BranchWaitNone
+	eng, err := phases.NewEngine(hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Analyze(&Input{Engine: eng, Graph: thread.g, Classes: []Class{{Warps: []int{0}, Graph: wg}}, Bound: boundsByLabel(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range path {
+		op, _ := eng.Prepare(nil, in)
+		ops[i] = &op
+	}
+	if got, want := r.Segments[0].Classes[0].Duration, phases.BuildClassPath(eng, ops, redirect, false).Duration; got != want {
+		t.Errorf("branch_wait none: static D %d, engine %d", got, want)
+	}
 }

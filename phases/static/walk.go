@@ -27,9 +27,10 @@ const maxWalkNodes = 1 << 22 // guard against pathological nesting
 // accumulated so far (the interference weight InitSum + Issued, or the
 // section weights of the barrier path). ok is false for "unreachable".
 type val struct {
-	s  *phases.State
-	i  int64
-	ok bool
+	s   *phases.State
+	i   int64
+	ok  bool
+	wit *witness // a path realising i (walkers with track set), nil otherwise
 }
 
 // join sets v to the entrywise later/larger of v and o; v owns its state.
@@ -38,7 +39,7 @@ func (v *val) join(o val) {
 		return
 	}
 	if !v.ok {
-		*v = val{i: o.i, ok: true}
+		*v = val{i: o.i, ok: true, wit: o.wit}
 		if o.s != nil {
 			v.s = o.s.Clone()
 		}
@@ -47,7 +48,9 @@ func (v *val) join(o val) {
 	if v.s != nil && o.s != nil {
 		v.s.Join(o.s)
 	}
-	v.i = max(v.i, o.i)
+	if o.i > v.i {
+		v.i, v.wit = o.i, o.wit // ties keep the first path met (deterministic order)
+	}
 }
 
 // walker runs the structural analysis over one graph.
@@ -62,7 +65,19 @@ type walker struct {
 	bound  func(l *cfg.Loop) (int64, error)
 	cache  map[string][]exitVal
 	nodes  int // nodes visited, for the guard
+
+	// pipe is the description's pipeline: the control hazard of
+	// redirecting edges without a branch (edgeWait).
+	pipe hwdesc.Pipeline
+	// track: record a witness path for the weight (val.wit) and, when
+	// timed, the largest End increase of each block range (delay).
+	track bool
+	delay map[blockRange]hwdesc.Cycles
 }
+
+// blockRange is the instructions lo..hi-1 of block blk: a whole block, or
+// the part of one before or after a block-wide barrier.
+type blockRange struct{ blk, lo, hi int }
 
 type exitVal struct {
 	e cfg.Edge
@@ -288,8 +303,14 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 		bar := w.barrierAt(blk, from)
 		if bar >= 0 {
 			to = bar
+			if op := w.ops[blk.Instrs[bar]]; op != nil && op.Issues() {
+				// An issuing barrier (Pipeline.BarrierIssues) is the
+				// last instruction of the section it ends.
+				to = bar + 1
+			}
 		}
-		if err := w.transfer(v, blk.Instrs[from:to]); err != nil {
+		last, err := w.transfer(v, blk, from, to)
+		if err != nil {
 			return nil, err
 		}
 		if bar >= 0 {
@@ -308,10 +329,50 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 			if err != nil {
 				return nil, err
 			}
-			deliver(t, *v)
+			deliver(t, w.edgeWait(*v, e, last))
 		}
 	}
 	return out, nil
+}
+
+// edgeWait applies the control hazard of the edge e leaving a block whose
+// last instruction had timing last (docs/model.md, "Control hazards on
+// the edges"). The edge redirects the warp when the engine, running a
+// concrete path along e, would say so (phases.PathRedirects on the last
+// instruction and the first of e.To). A branch waits as its Op says
+// (Op.WaitsAfter). A resume edge of a warp-level graph that redirects after
+// an instruction that is not a branch (the SIMT stack switching to the
+// other side of a divergent branch) is charged as a taken branch when the
+// description waits after taken branches: the model has no cost for it,
+// and waiting for the instruction's result is never optimistic for the
+// engine (monotonicity). The exit needs no wait (Next is not observable).
+func (w *walker) edgeWait(v val, e cfg.Edge, last phases.Timing) val {
+	if v.s == nil || e.To == w.g.Exit || len(e.From.Instrs) == 0 {
+		return v
+	}
+	x := e.From.Last()
+	op := w.ops[x]
+	if op == nil {
+		return v
+	}
+	wait := false
+	if len(e.To.Instrs) == 0 {
+		// No next instruction known here: either outcome.
+		wait = op.WaitsAfter(true) || op.WaitsAfter(false)
+	} else {
+		redirect := phases.PathRedirects(w.g.Func, []*isa.Instr{x, e.To.Instrs[0]})[0]
+		wait = op.WaitsAfter(redirect)
+		if !wait && !op.WaitTaken && !op.WaitFallThrough && redirect && e.Kind == cfg.EdgeResume && w.pipe.WaitsAfterBranch(true) {
+			wait = true
+		}
+	}
+	if !wait || last.Ready <= v.s.Next {
+		return v
+	}
+	s := v.s.Clone()
+	s.Next = last.Ready
+	v.s = s
+	return v
 }
 
 func (w *walker) cycleError(n int) error {
@@ -325,26 +386,39 @@ func (w *walker) cycleError(n int) error {
 	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true}
 }
 
-// transfer applies the instructions to v in place.
-func (w *walker) transfer(v *val, ins []*isa.Instr) error {
-	for _, in := range ins {
+// transfer applies the instructions lo..hi-1 of blk to v in place and
+// returns the timing of the last one (zero when untimed or empty).
+func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, error) {
+	var last phases.Timing
+	var end0 hwdesc.Cycles
+	if v.s != nil {
+		end0 = v.s.End
+	}
+	for _, in := range blk.Instrs[lo:hi] {
 		op := w.ops[in]
 		if op == nil {
-			return &Error{Pos: w.pos(in.Pos), Msg: fmt.Sprintf("internal error: instruction %q not prepared", in.Text)}
+			return last, &Error{Pos: w.pos(in.Pos), Msg: fmt.Sprintf("internal error: instruction %q not prepared", in.Text)}
 		}
 		if v.s != nil {
-			phases.Step(v.s, op)
+			last = phases.Step(v.s, op)
 		}
 		wt := w.weight(op)
 		if wt != 0 {
 			x, ok := mulAdd(v.i, 1, wt)
 			if !ok {
-				return &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles"}
+				return last, &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles"}
 			}
 			v.i = x
 		}
 	}
-	return nil
+	if w.track {
+		r := blockRange{blk.Index, lo, hi}
+		v.wit = &witness{prev: v.wit, r: r, mult: 1}
+		if v.s != nil {
+			w.delay[r] = max(w.delay[r], v.s.End-end0)
+		}
+	}
+	return last, nil
 }
 
 // summarize returns the values at the exits of loop l entered with in:
@@ -386,6 +460,10 @@ func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
 			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
 		}
 		v.i = x
+		v.wit = in.wit
+		if ev.v.wit != nil {
+			v.wit = &witness{prev: in.wit, sub: ev.v.wit, mult: 1}
+		}
 		out[i] = exitVal{e: ev.e, v: v}
 	}
 	return out, nil
@@ -476,6 +554,14 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C)}
 		}
 		v.i = x
+		if w.track {
+			// The weight's path: B−1 iterations coming back, then one
+			// leaving by e.
+			v.wit = &witness{sub: fv.wit, mult: 1}
+			if B > 1 && first.back.wit != nil {
+				v.wit.prev = &witness{sub: first.back.wit, mult: B - 1}
+			}
+		}
 		out = append(out, exitVal{e: e, v: v})
 	}
 	return out, nil
