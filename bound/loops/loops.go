@@ -396,7 +396,13 @@ func run(p *pass.Pass) (any, error) {
 		if pr.Warning {
 			sev = pass.Warning
 		}
-		p.Report(pass.Diagnostic{Pos: posOf(g, pr.Pos), Severity: sev, Category: pr.Category, Message: pr.Message})
+		// A diagnostic carries its position: the message, which starts
+		// with it (for errors and Problem.String), must not repeat it.
+		pos, msg := posOf(g, pr.Pos), pr.Message
+		if pos.IsValid() {
+			msg = strings.TrimPrefix(msg, pr.Pos.String()+": ")
+		}
+		p.Report(pass.Diagnostic{Pos: pos, Severity: sev, Category: pr.Category, Message: msg})
 	}
 	return r, nil
 }
