@@ -46,17 +46,20 @@ func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) err
 // JSON is the JSON document of `gpuwcet bound --format json`
 // (format "gpuwcet-bound/1").
 type JSON struct {
-	Tool           string        `json:"tool"`
-	Version        string        `json:"version"`
-	Format         string        `json:"format"`
-	Func           string        `json:"func"`
-	HW             string        `json:"hw"`
-	ClockMHz       float64       `json:"clock_mhz"`
-	Warps          int           `json:"warps"`
-	BoundCycles    int64         `json:"bound_cycles"`
-	BoundNS        *int64        `json:"bound_ns,omitempty"`
-	GUBPaperCycles int64         `json:"gub_paper_cycles"`
-	Deadline       *int64        `json:"deadline_cycles,omitempty"`
+	Tool           string  `json:"tool"`
+	Version        string  `json:"version"`
+	Format         string  `json:"format"`
+	Func           string  `json:"func"`
+	HW             string  `json:"hw"`
+	ClockMHz       float64 `json:"clock_mhz"`
+	Warps          int     `json:"warps"`
+	BoundCycles    int64   `json:"bound_cycles"`
+	BoundNS        *int64  `json:"bound_ns,omitempty"`
+	GUBPaperCycles int64   `json:"gub_paper_cycles"`
+	Deadline       *int64  `json:"deadline_cycles,omitempty"`
+	// ObservedCycles is the execution time a simulator trace reports for
+	// the launch (GPGPU-Sim kernel_execution_time), when the input has one.
+	ObservedCycles *int64        `json:"observed_cycles,omitempty"`
 	Sections       []JSONSection `json:"sections"`
 }
 

@@ -19,7 +19,13 @@ barrier section, every warp's isolated duration plus the interference of
 the other warps, maximised over warps; the sections are summed. The ECRTS
 2025 GUB is printed alongside for comparison; it is not the bound.
 
-With --deadline, the exit code is 3 when a bound exceeds the deadline.`,
+With --deadline, the exit code is 3 when a bound exceeds the deadline.
+
+When INPUT is a simulator trace that records the observed execution time
+(GPGPU-Sim's kernel_execution_time) and --warps is not given, the observed
+time is printed beside the bound; an observation above the bound is a
+soundness violation (of the hardware description or of the analyzer) and
+exits with code 4.`,
 	Flags: []cli.Flag{
 		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
 		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
@@ -36,11 +42,18 @@ With --deadline, the exit code is 3 when a bound exceeds the deadline.`,
 			return codef(ExitBadInput, "bound: --deadline must not be negative, got %d", deadline)
 		}
 		var out bytes.Buffer
-		var late []string
+		var late, unsound []string
 		for i, fn := range res.Funcs {
 			r := res.Get(bound.Analyzer, fn).Result.(*bound.Result)
 			if c.IsSet("deadline") && int64(r.Bound) > deadline {
 				late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, r.Bound, deadline))
+			}
+			var observed *int64
+			if tr := fn.Trace; tr != nil && tr.HasObserved && !c.IsSet("warps") {
+				observed = &tr.ObservedCycles
+				if tr.ObservedCycles > int64(r.Bound) {
+					unsound = append(unsound, fmt.Sprintf("%s: observed %d cycles exceeds the bound of %d cycles: the hardware description or the analyzer is wrong for this input", fn.Name, tr.ObservedCycles, r.Bound))
+				}
 			}
 			if c.String("format") == "json" {
 				if len(res.Funcs) != 1 {
@@ -50,6 +63,7 @@ With --deadline, the exit code is 3 when a bound exceeds the deadline.`,
 				if c.IsSet("deadline") {
 					j.Deadline = &deadline
 				}
+				j.ObservedCycles = observed
 				if err := bound.WriteJSON(&out, j); err != nil {
 					return withCode(ExitBadInput, err)
 				}
@@ -61,9 +75,15 @@ With --deadline, the exit code is 3 when a bound exceeds the deadline.`,
 			if err := bound.WriteText(&out, r, file.Fset, c.Bool("phases")); err != nil {
 				return withCode(ExitBadInput, err)
 			}
+			if observed != nil {
+				fmt.Fprintf(&out, "observed: %d cycles (trace); bound - observed = %d cycles\n", *observed, int64(r.Bound)-*observed)
+			}
 		}
 		if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
 			return err
+		}
+		if len(unsound) > 0 {
+			return codef(ExitUnsound, "bound: soundness violation: %s", joinLines(unsound))
 		}
 		if len(late) > 0 {
 			return codef(ExitVerdict, "bound: %s", joinLines(late))

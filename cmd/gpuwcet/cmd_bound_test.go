@@ -115,3 +115,68 @@ func TestPhasesUnknownOpcode(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestBoundObserved checks that the observed time of a trace is printed
+// beside the bound, and that an observation above the bound exits with
+// code 4 (a soundness violation) rather than passing silently.
+func TestBoundObserved(t *testing.T) {
+	dir := t.TempDir()
+	module := `.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+	.reg .f32 %f<8>;
+	mul.f32 %f0, %f4, %f5;
+	ret;
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.ptx"), []byte(module), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, observed int) string {
+		trace := "warp 0 :  PC=0x10 (k.ptx:7) mul.f32 %f0, %f4, %f5;\n" +
+			"warp 0 :  PC=0x18 (k.ptx:8) ret;\n" +
+			"kernel_execution_time : " + strconv.Itoa(observed)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// paper-fig2: mul.f32 on red, init 2 lat 6 → bound 8.
+	for _, tc := range []struct {
+		observed int
+		args     []string
+		code     int
+		stdout   string
+		stderr   string
+	}{
+		{8, nil, 0, "observed: 8 cycles (trace); bound - observed = 0 cycles\n", ""},
+		{9, nil, 4, "observed: 9 cycles", "soundness violation: k: observed 9 cycles exceeds the bound of 8 cycles"},
+		{9, []string{"--warps", "1"}, 0, "bound: 8 cycles", ""},
+	} {
+		p := write("k"+strconv.Itoa(tc.observed)+".trace", tc.observed)
+		args := append([]string{"gpuwcet", "bound", "--hw", "paper-fig2"}, tc.args...)
+		args = append(args, p)
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String(), tc.stdout) || !strings.Contains(errb.String(), tc.stderr) ||
+			(tc.stderr == "" && errb.Len() > 0) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", args, code, tc.code, out.String(), tc.stdout, errb.String(), tc.stderr)
+		}
+		if tc.args != nil && strings.Contains(out.String(), "observed") {
+			t.Errorf("%v: --warps replicates a path, the trace's observation does not apply, but it was printed:\n%s", args, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "bound", "--hw", "paper-fig2", "--format", "json", write("j.trace", 7)}, &out, &errb); code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errb.String())
+	}
+	var j struct {
+		Observed *int64 `json:"observed_cycles"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil || j.Observed == nil || *j.Observed != 7 {
+		t.Errorf("json: observed_cycles = %v (err %v), want 7:\n%s", j.Observed, err, out.String())
+	}
+}
