@@ -23,8 +23,8 @@ divergence pass and over its warp-level CFG, the isolated duration D and
 the interference I = InitSum + Issued of every barrier section, each as a
 maximum over the paths the loop bounds (loops pass) allow; a section's bound
 is the largest D + Σ_{other warps} I, and the block bound the longest path
-over the barriers under the loop bounds (docs/model.md, "Static multi-path
-analysis"). It needs the block dimensions (pass.Launch.Block).`,
+over the barriers under the loop bounds, each crossing charged the bound of
+the section it ends (docs/model.md, "Static multi-path analysis"). It needs the block dimensions (pass.Launch.Block).`,
 	Requires:   []*pass.Analyzer{cfg.Analyzer, divergence.Analyzer, loops.Analyzer},
 	ResultType: reflect.TypeOf((*Report)(nil)),
 	Run:        run,

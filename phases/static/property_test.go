@@ -23,6 +23,9 @@ type gen struct {
 	n      int
 	bounds map[string]int64
 	bars   bool // emit block-wide barriers in the top-level straight code
+	// anywhere: barriers at every depth, and one at the top of half the
+	// loop bodies (barrier loops for the section path); with bars.
+	anywhere bool
 }
 
 func (g *gen) instr() {
@@ -34,7 +37,7 @@ func (g *gen) instr() {
 func (g *gen) block(depth int, exit string) {
 	for k := 1 + g.r.Intn(3); k > 0; k-- {
 		switch x := g.r.Intn(10); {
-		case depth == 0 && g.bars && x == 0:
+		case (depth == 0 || g.anywhere) && g.bars && x == 0:
 			g.sb.WriteString("\tbar\n")
 		case x < 5 || depth >= 3:
 			g.instr()
@@ -51,6 +54,9 @@ func (g *gen) block(depth int, exit string) {
 			id := g.n
 			g.bounds[fmt.Sprintf("H%d", id)] = int64(g.r.Intn(4)) // 0 reads as 1
 			fmt.Fprintf(&g.sb, "H%d:\n", id)
+			if g.anywhere && g.r.Intn(2) == 0 {
+				g.sb.WriteString("\tbar\n")
+			}
 			g.block(depth+1, fmt.Sprintf("X%d", id))
 			fmt.Fprintf(&g.sb, "\t@p%d bra H%d\nX%d:\n", g.r.Intn(3), id, id)
 		default:

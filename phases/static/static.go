@@ -67,8 +67,9 @@ type Result struct {
 	HW       *hwdesc.Desc
 	NumWarps int
 	// Bound is the sound bound of the block, in cycles: the longest path
-	// over the barriers of the kernel under the loop bounds, each barrier
-	// weighted by the largest bound of a section ending at it.
+	// over the barriers of the kernel under the loop bounds, crossing
+	// barrier b after barrier a (or the entry, or reaching the end) costing
+	// the bound of the segment (a,b).
 	Bound hwdesc.Cycles
 	// Segments are the edges of the section graph: the pairs of
 	// consecutive barriers (From nil: the kernel entry; To nil: the end)
@@ -224,10 +225,7 @@ func Analyze(in *Input) (*Result, error) {
 		return nil, err
 	}
 
-	// Segment bounds, and the weight of each barrier: the largest bound of
-	// a segment ending at it.
-	weight := map[*isa.Instr]int64{}
-	var endWeight int64
+	// Segment bounds: the edge weights of the section graph.
 	for _, sk := range keys {
 		s := &Segment{From: sk.from, To: sk.to}
 		ts := make([]bound.Terms, len(in.Classes))
@@ -245,27 +243,27 @@ func Analyze(in *Input) (*Result, error) {
 		}
 		s.Bound = b
 		res.Segments = append(res.Segments, s)
-		if sk.to == nil {
-			endWeight = max(endWeight, int64(b))
-		} else {
-			weight[sk.to] = max(weight[sk.to], int64(b))
-		}
 	}
 
-	// The barrier path: longest path over the thread-level graph, every
-	// barrier weighted, under the loop bounds.
+	// The barrier path: longest path over the thread-level graph under the
+	// loop bounds, crossing barrier b after barrier a costing S(a,b)
+	// (docs/model.md, "Edge-weighted barrier path").
+	sg := newSectionGraph(res.Segments)
 	pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
-		cache: map[string][]exitVal{}, weight: func(op *phases.Op) int64 { return weight[op.Instr] }}
-	o, err := pw.walk(nil, g.Entry(), 0, val{ok: true})
+		cache: map[string][]exitVal{}, sect: sg}
+	o, err := pw.walk(nil, g.Entry(), 0, val{ok: true, c: ctxVec{0: 0}})
 	if err != nil {
 		return nil, err
 	}
-	if !o.end.ok {
-		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
+	var total int64
+	ok := false
+	if o.end.ok {
+		if total, ok, err = sg.cross(o.end.c, sg.end); err != nil {
+			return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
+		}
 	}
-	total, ok := mulAdd(o.end.i, 1, endWeight)
 	if !ok {
-		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: "bound overflows 64-bit cycles"}
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
 	}
 	res.Bound = hwdesc.Cycles(total)
 	for _, h := range order {

@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
@@ -24,13 +25,15 @@ const maxWalkNodes = 1 << 22 // guard against pathological nesting
 
 // val is the abstract value at a program point: an upper bound of the
 // warp's timing state (nil when time is not tracked) and of the weight
-// accumulated so far (the interference weight InitSum + Issued, or the
-// section weights of the barrier path). ok is false for "unreachable".
+// accumulated so far (the interference weight InitSum + Issued), or, on
+// the barrier path, the context vector of the section bounds crossed so
+// far (sections.go). ok is false for "unreachable".
 type val struct {
 	s   *phases.State
 	i   int64
 	ok  bool
 	wit *witness // a path realising i (walkers with track set), nil otherwise
+	c   ctxVec   // the barrier path's context vector (walkers with sect set), nil otherwise
 }
 
 // join sets v to the entrywise later/larger of v and o; v owns its state.
@@ -43,10 +46,19 @@ func (v *val) join(o val) {
 		if o.s != nil {
 			v.s = o.s.Clone()
 		}
+		if o.c != nil {
+			v.c = maps.Clone(o.c)
+		}
 		return
 	}
 	if v.s != nil && o.s != nil {
 		v.s.Join(o.s)
+	}
+	if o.c != nil {
+		if v.c == nil {
+			v.c = ctxVec{}
+		}
+		v.c.join(o.c)
 	}
 	if o.i > v.i {
 		v.i, v.wit = o.i, o.wit // ties keep the first path met (deterministic order)
@@ -73,6 +85,12 @@ type walker struct {
 	// timed, the largest End increase of each block range (delay).
 	track bool
 	delay map[blockRange]hwdesc.Cycles
+
+	// sect: the barrier-path walk (context mode, docs/model.md,
+	// "Edge-weighted barrier path"): values carry context vectors, a
+	// block-wide barrier crosses a section graph edge, loops are
+	// summarised by summarizeCtx; weight is unused.
+	sect *sectionGraph
 }
 
 // blockRange is the instructions lo..hi-1 of block blk: a whole block, or
@@ -399,6 +417,14 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 		if op == nil {
 			return last, &Error{Pos: w.pos(in.Pos), Msg: fmt.Sprintf("internal error: instruction %q not prepared", in.Text)}
 		}
+		if w.sect != nil {
+			if v.ok && phases.IsSync(in) {
+				if err := w.crossBarrier(v, in); err != nil {
+					return last, err
+				}
+			}
+			continue
+		}
 		if v.s != nil {
 			last = phases.Step(v.s, op)
 		}
@@ -425,6 +451,9 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 // for each exit edge, an upper bound over every iteration (1..B) at which
 // the edge can be taken.
 func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
+	if w.sect != nil {
+		return w.summarizeCtx(l, in)
+	}
 	B, err := w.bound(l)
 	if err != nil {
 		return nil, err
