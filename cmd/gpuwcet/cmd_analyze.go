@@ -2,17 +2,24 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"go/token"
+	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/bound/report"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases/static"
@@ -31,13 +38,24 @@ paths (docs/model.md, "Static multi-path analysis").
 
 Exit codes: 0 bound computed (and within --deadline); 1 bad input; 2 not
 bounded (unbounded loop, irreducible loop, unresolved indirect branch or call,
-recursion, barriers under divergent control); 3 a bound exceeds --deadline.`,
+recursion, barriers under divergent control); 3 a bound exceeds --deadline.
+
+The JSON report (--format json, --report-json) is the source of truth of the
+bound report (docs/report.md): identification, input manifest, scope,
+numbered assumptions, results, breakdown, diagnostics and its own SHA-256.
+The Markdown report (--format markdown, --report), SARIF 2.1.0 (--format
+sarif, --sarif) and JUnit XML (--format junit, --junit) are rendered from it;
+several can be written in one run. The exit code does not depend on them.`,
 	Flags: []cli.Flag{
-		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag,
+		timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
 		blockFlag, gridFlag, argFlag,
 		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", Category: catOutput},
 		&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
+		&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
+		&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
+		&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
+		&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
 	},
 	Action: analyzeAction,
 }
@@ -66,42 +84,13 @@ func pipelineAssumption(p hwdesc.Pipeline) string {
 	return fmt.Sprintf("pipeline: overhead %d cycles on every result; branch_wait %s on the edges of the warp-level graph that redirect the warp (a resume edge redirecting after an ordinary instruction is charged as a taken branch); ret_issues %v; barrier_issues %v", p.Overhead, wait, p.RetIssues, p.BarrierIssues)
 }
 
-type analyzeInput struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	Kind   string `json:"kind"`
-}
-
-type analyzeJSON struct {
-	SchemaVersion int `json:"schema_version"`
-	Tool          struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"tool"`
-	Inputs []analyzeInput `json:"inputs"`
-	HW     struct {
-		Name     string  `json:"name"`
-		Version  string  `json:"version,omitempty"`
-		SHA256   string  `json:"sha256"`
-		ClockMHz float64 `json:"clock_mhz"`
-	} `json:"hw"`
-	Launch struct {
-		Block [3]int           `json:"block"`
-		Grid  [3]int           `json:"grid"`
-		Args  map[string]int64 `json:"args"`
-	} `json:"launch"`
-	Assumptions []string             `json:"assumptions"`
-	Kernels     []*static.JSONKernel `json:"kernels"`
-	Errors      []string             `json:"errors"`
-}
-
 func analyzeAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return codef(ExitBadInput, "analyze: want exactly one INPUT, got %d", c.NArg())
 	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return codef(ExitBadInput, "analyze: unknown --format %q (want text or json)", format)
+	if !slices.Contains(analyzeFormats, format) {
+		return codef(ExitBadInput, "analyze: unknown --format %q (want %s)", format, strings.Join(analyzeFormats, ", "))
 	}
 	var deadline *int64
 	if c.IsSet("deadline") {
@@ -129,7 +118,7 @@ func analyzeAction(c *cli.Context) error {
 		return withCode(ExitBadInput, err)
 	}
 	sha := loops.SHA256(src)
-	inputs := []analyzeInput{{Path: path, SHA256: sha, Kind: file.Dialect.String()}}
+	inputs := []report.Input{{Path: path, SHA256: sha, Kind: file.Dialect.String(), Version: file.Version, Target: file.Target}}
 	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha}}
 	if fp := c.String("facts"); fp != "" {
 		facts, err := loops.LoadFacts(fp)
@@ -141,7 +130,7 @@ func analyzeAction(c *cli.Context) error {
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		inputs = append(inputs, analyzeInput{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
+		inputs = append(inputs, report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
 	}
 	if k := c.String("kernel"); k != "" {
 		re, err := regexp.Compile(k)
@@ -160,11 +149,24 @@ func analyzeAction(c *cli.Context) error {
 	// Diagnostics of several passes at one position come in pass order,
 	// which the driver does not fix: sort the lines for a stable output.
 	var diags []string
+	var rdiags []report.Diagnostic
+	errorDiag := map[string]bool{} // kernels with an error diagnostic
 	for _, d := range res.Diagnostics() {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
 		}
 		diags = append(diags, fmt.Sprintf("%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category))
+		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
+		if d.Severity == pass.Error {
+			errorDiag[d.Func] = true
+		}
+	}
+	for _, w := range file.Warnings {
+		rule := "front-end"
+		if strings.HasPrefix(w.Msg, "unknown opcode") {
+			rule = "unknown-opcode"
+		}
+		rdiags = append(rdiags, report.Diagnostic{Rule: rule, Level: report.LevelWarning, Message: w.Msg, Location: location(w.Pos)})
 	}
 	sort.Strings(diags)
 	for _, d := range diags {
@@ -172,10 +174,12 @@ func analyzeAction(c *cli.Context) error {
 	}
 
 	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
-	j := &analyzeJSON{SchemaVersion: 1, Inputs: inputs, Assumptions: assumptions, Errors: []string{}}
-	j.Tool.Name, j.Tool.Version = "gpuwcet", version
-	j.HW.Name, j.HW.Version, j.HW.SHA256, j.HW.ClockMHz = hw.Name, hw.Version, hw.Hash(), hw.ClockMHz
-	j.Launch.Block, j.Launch.Grid, j.Launch.Args = launch.Block, launch.Grid, launch.Args
+	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: inputs,
+		Assumptions: assumptions, NumberedAssumptions: numberedAssumptions(assumptions), Kernels: []report.Kernel{}, Errors: []string{}}
+	j.HW = report.HW{Name: hw.Name, Version: hw.Version, SHA256: hw.Hash(), ClockMHz: hw.ClockMHz, Description: hw.Description, Arch: hw.Arch, Source: hw.Source}
+	j.Launch = report.Launch{Block: launch.Block, Grid: launch.Grid, Args: launch.Args}
+	j.Clock = report.Clock{MHz: hw.ClockMHz, Source: fmt.Sprintf("clock_mhz of the hardware description %s; used only to convert cycles to ns", hw.Name)}
+	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions}
 	code := ExitOK
 	var msgs []string
 	var text bytes.Buffer
@@ -198,20 +202,37 @@ func analyzeAction(c *cli.Context) error {
 			msg := fmt.Sprintf("%s: %v", fn.Name, err)
 			msgs = append(msgs, msg)
 			j.Errors = append(j.Errors, msg)
+			sk := report.ScopeKernel{Name: fn.Name, Pos: pass.Position(file.Fset, fn.Pos).String(), Status: report.StatusError, Error: err.Error()}
+			if k == ExitUnbounded {
+				sk.Status = report.StatusNotBounded
+			}
+			j.Scope.Kernels = append(j.Scope.Kernels, sk)
+			if !errorDiag[fn.Name] {
+				rdiags = append(rdiags, kernelErrorDiag(fn.Name, err, pass.Position(file.Fset, fn.Pos)))
+			}
 			continue
 		}
 		rep := act.Result.(*static.Report)
 		jk := static.NewJSON(rep, file.Fset)
+		kpos := pass.Position(file.Fset, fn.Pos)
+		rk := report.Kernel{Pos: kpos.String()}
 		if deadline != nil {
 			jk.Deadline = deadline
 			jk.Verdict = "pass"
+			margin := *deadline - int64(rep.Bound)
+			rk.MarginCycles = &margin
 			if int64(rep.Bound) > *deadline {
 				jk.Verdict = "fail"
 				code = worse(code, ExitVerdict)
-				msgs = append(msgs, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, rep.Bound, *deadline))
+				msg := fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles", rep.Bound, *deadline)
+				msgs = append(msgs, fn.Name+": "+msg)
+				rdiags = append(rdiags, report.Diagnostic{Rule: "over-deadline", Level: report.LevelError, Kernel: fn.Name, Location: location(kpos),
+					Message: fmt.Sprintf("%s: %s (margin %d cycles)", fn.Name, msg, margin)})
 			}
 		}
-		j.Kernels = append(j.Kernels, jk)
+		rk.JSONKernel = *jk
+		j.Kernels = append(j.Kernels, rk)
+		j.Scope.Kernels = append(j.Scope.Kernels, report.ScopeKernel{Name: fn.Name, Pos: kpos.String(), Status: report.StatusBounded})
 		if format == "text" {
 			if text.Len() > 0 {
 				text.WriteByte('\n')
@@ -221,14 +242,37 @@ func analyzeAction(c *cli.Context) error {
 			}
 		}
 	}
-	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(j); err != nil {
+	sortDiagnostics(rdiags)
+	j.Diagnostics = append([]report.Diagnostic{}, rdiags...)
+	j.Summary = summary(j, code)
+	data, err := report.Seal(j)
+	if err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
+	// The renderers read the JSON back: every rendered fact is in the
+	// hashed report.
+	parsed, err := report.Parse(data)
+	if err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
+	if format == "text" {
+		if _, err := c.App.Writer.Write(text.Bytes()); err != nil {
 			return err
 		}
-	} else if _, err := c.App.Writer.Write(text.Bytes()); err != nil {
+	} else if err := writeReport(c.App.Writer, format, data, parsed); err != nil {
 		return err
+	}
+	for _, o := range []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"}} {
+		if fp := c.String(o.flag); fp != "" {
+			var b bytes.Buffer
+			if err := writeReport(&b, o.format, data, parsed); err == nil {
+				err = os.WriteFile(fp, b.Bytes(), 0o644)
+			}
+			if err != nil {
+				code = worse(code, ExitBadInput)
+				msgs = append(msgs, fmt.Sprintf("--%s: %v", o.flag, err))
+			}
+		}
 	}
 	if code != ExitOK {
 		return codef(code, "analyze: %s", joinLines(msgs))
@@ -246,4 +290,268 @@ func errPrereqSentinel(err error) error {
 		}
 	}
 	return nil
+}
+
+// analyzeFormats are the values of analyze's --format.
+var analyzeFormats = []string{"text", "json", "markdown", "sarif", "junit"}
+
+var analyzeFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "standard output: text, json (the report), markdown, sarif or junit", Category: catOutput}
+
+// writeReport writes the sealed JSON report data, or a rendering of it.
+func writeReport(w io.Writer, format string, data []byte, r *report.Report) error {
+	switch format {
+	case "json":
+		_, err := w.Write(data)
+		return err
+	case "markdown":
+		return report.WriteMarkdown(w, r)
+	case "sarif":
+		return report.WriteSARIF(w, r)
+	case "junit":
+		return report.WriteJUnit(w, r)
+	}
+	return fmt.Errorf("unknown report format %q", format)
+}
+
+// analyzeUnit and analyzeExclusions state the scope of an analyze bound
+// (wcet-conventions.md §4.2 item 3).
+const analyzeUnit = "one thread block of each kernel, in isolation on one SM, from the first issue of its first warp to the readiness of the last result of its last warp"
+
+var analyzeExclusions = []string{
+	"kernel launch overhead and the time before the block is dispatched to its SM",
+	"host code, host-device copies and stream synchronisation",
+	"the other thread blocks of the grid and other kernels (the bound is for one block in isolation)",
+	"memory interference beyond the model: caches, contention with other SMs or engines, DRAM refresh (memory is a unit with the description's fixed latency)",
+}
+
+// analyzeAssumptionBasis says, for each of analyzeAssumptions (in order)
+// and the pipeline assumption after them, where it is checked or
+// justified.
+var analyzeAssumptionBasis = []string{
+	"not checked by the tool: the integrator ensures an exclusive SM (docs/model.md, \"The reference model\")",
+	"docs/model.md, \"The bound and its proof\": the bound holds for every work-conserving policy",
+	"the hardware description (its SHA-256 in item 1), validated by gpuwcet hw check (docs/hwdesc.md)",
+	"not checked: assumption 4 of ECRTS 2025 (docs/model.md, \"The bound and its proof\")",
+	"docs/model.md, \"Guards\": no guard is evaluated, as in GPGPU-Sim",
+	"checked by the barrier-uniformity analysis (barrier-divergence diagnostics); warp-uniform loads are trusted (docs/model.md, \"Known gaps of the static analysis\")",
+	"derived bounds: the loops pass (item 6); annotated bounds are trusted and listed for review (item 8; docs/facts.md)",
+	"docs/model.md, \"Device calls\"",
+	"docs/model.md, \"Known gaps of the static analysis\"",
+	"the hardware description's [pipeline] table; docs/model.md, \"Pipeline options on every path\"",
+}
+
+// modelAssumptions are the fixed assumptions of the reference timing model
+// (docs/model.md, "The reference model") not already stated by the
+// analysis, and those on the environment that no tool can check.
+var modelAssumptions = []report.Assumption{
+	{Origin: "model", Text: "one SM with one warp scheduler: no sub-cores, no dual issue", Basis: "docs/model.md, \"The reference model\" (Issue)"},
+	{Origin: "model", Text: "a warp issues in program order; an instruction waits for the pending writes of every register and predicate it reads or writes (scoreboard, RAW and WAW); registers are per warp", Basis: "docs/model.md, \"The reference model\" (Issue)"},
+	{Origin: "model", Text: "issue does not wait for the unit: the instruction joins its resource's FIFO, starts at max(issue, resource free), and its destinations are ready at start + init + lat + overhead (latency fully pipelined after the initiation)", Basis: "docs/model.md, \"The reference model\" (Units and resources)"},
+	{Origin: "model", Text: "every destination of an instruction is written with the same ready time", Basis: "docs/model.md, \"The reference model\" (Multiple destinations)"},
+	{Origin: "model", Text: "a warp ends when its last result is ready; ret and exit issue nothing unless ret_issues is set", Basis: "docs/model.md, \"The reference model\" (End)"},
+	{Origin: "model", Text: "barrier flavours other than bar.sync/bar.red (bar.arrive, bar.warp.sync) are ordinary instructions routed by the description", Basis: "docs/model.md, \"The reference model\" (Barriers)"},
+	{Origin: "model", Text: "an opcode that no rule of the description matches is an error unless the description has a default_unit", Basis: "docs/model.md, \"The reference model\"; unsupported-opcode diagnostics"},
+	{Origin: "environment", Text: "the SM clock is fixed at the stated clock (no DVFS, no thermal throttling); the clock only converts cycles to ns", Basis: "not checked by the tool: the integrator fixes the clocks"},
+	{Origin: "environment", Text: "no ECC replay, page fault, unified-memory migration or other memory event beyond the description's fixed latencies", Basis: "not checked by the tool: the integrator's configuration (pinned, resident memory)"},
+	{Origin: "environment", Text: "the kernel runs with the launch configuration of item 2 and the listing of item 2 (the binary built from it)", Basis: "the SHA-256 of item 2; not checked against the deployed binary"},
+}
+
+// numberedAssumptions numbers the analysis's assumptions (A1.., in the
+// order of the version-1 list) and then the model's and the environment's.
+func numberedAssumptions(analysis []string) []report.Assumption {
+	var out []report.Assumption
+	for i, a := range analysis {
+		origin, basis := "analysis", ""
+		if i < len(analyzeAssumptionBasis) {
+			basis = analyzeAssumptionBasis[i]
+		}
+		if i == len(analysis)-1 {
+			origin = "hardware" // the pipeline assumption
+		}
+		out = append(out, report.Assumption{Origin: origin, Text: a, Basis: basis})
+	}
+	out = append(out, modelAssumptions...)
+	for i := range out {
+		out[i].ID = fmt.Sprintf("A%d", i+1)
+	}
+	return out
+}
+
+// readBuildInfo is debug.ReadBuildInfo; tests fix it so that goldens do
+// not depend on the Go toolchain.
+var readBuildInfo = debug.ReadBuildInfo
+
+// toolInfo identifies the running build.
+func toolInfo() report.Tool {
+	t := report.Tool{Name: "gpuwcet", Version: version}
+	bi, ok := readBuildInfo()
+	if !ok || bi == nil {
+		return t
+	}
+	t.Module, t.ModuleVersion, t.GoVersion = bi.Main.Path, bi.Main.Version, bi.GoVersion
+	var goos, goarch string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "GOOS":
+			goos = s.Value
+		case "GOARCH":
+			goarch = s.Value
+		case "vcs":
+			t.VCS = s.Value
+		case "vcs.revision":
+			t.Revision = s.Value
+		case "vcs.time":
+			t.RevisionTime = s.Value
+		case "vcs.modified":
+			m := s.Value == "true"
+			t.Modified = &m
+		}
+	}
+	if goos != "" || goarch != "" {
+		t.Platform = goos + "/" + goarch
+	}
+	return t
+}
+
+// commandLine returns the command line as run: the application name and
+// the arguments after it, paths as given.
+func commandLine(c *cli.Context) []string {
+	// The parent context's arguments start with the command's name (or
+	// an alias of it).
+	for _, p := range c.Lineage()[1:] {
+		if p.NArg() > 0 && c.Command.HasName(p.Args().First()) {
+			return append([]string{c.App.Name}, p.Args().Slice()...)
+		}
+	}
+	return append([]string{c.App.Name, c.Command.Name}, c.Args().Slice()...)
+}
+
+func sarifLevel(s pass.Severity) string {
+	switch s {
+	case pass.Error:
+		return report.LevelError
+	case pass.Warning:
+		return report.LevelWarning
+	}
+	return report.LevelNote
+}
+
+// location converts a position (nil when invalid).
+func location(p token.Position) *report.Location {
+	if !p.IsValid() || p.Filename == "" {
+		return nil
+	}
+	return &report.Location{URI: filepath.ToSlash(p.Filename), Line: p.Line, Column: p.Column}
+}
+
+var leadingPos = regexp.MustCompile(`^(\S+?):(\d+):(\d+): `)
+
+// kernelErrorDiag turns a kernel's error that no error diagnostic
+// reported into a diagnostic: its rule from the error, its location from
+// the error (or the kernel).
+func kernelErrorDiag(kernel string, err error, kpos token.Position) report.Diagnostic {
+	msg := err.Error()
+	d := report.Diagnostic{Level: report.LevelError, Kernel: kernel, Message: kernel + ": " + msg}
+	var se *static.Error
+	var ie *isa.Error
+	var ce *loops.ChecksumError
+	pos := kpos
+	switch {
+	case errors.As(err, &se) && se.Pos.IsValid():
+		pos = se.Pos
+	case errors.As(err, &ie) && ie.Pos.IsValid():
+		pos = ie.Pos
+	default:
+		if m := leadingPos.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			pos = token.Position{Filename: m[1], Line: line, Column: col}
+		}
+	}
+	d.Location = location(pos)
+	switch {
+	case errors.As(err, &ce):
+		d.Rule = "stale-facts"
+	case strings.Contains(msg, "no value for kernel argument"):
+		d.Rule = "missing-argument"
+	case strings.Contains(msg, "no rule of hardware description"):
+		d.Rule = "unsupported-opcode"
+	case strings.Contains(msg, "barrier") && strings.Contains(msg, "divergen"):
+		d.Rule = "barrier-divergence"
+	case strings.Contains(msg, "indirect branch"):
+		d.Rule = "unresolved-indirect-branch"
+	case strings.Contains(msg, "irreducible"):
+		d.Rule = "irreducible-loop"
+	case strings.Contains(msg, "not inlined"), strings.Contains(msg, "recurs"):
+		d.Rule = "unresolved-call"
+	case strings.Contains(msg, "no path reaches the end"):
+		d.Rule = "no-exit"
+	case static.Unbounded(err):
+		d.Rule = "not-bounded"
+	default:
+		d.Rule = "analysis-error"
+	}
+	return d
+}
+
+// sortDiagnostics orders diagnostics by location, then rule and message
+// (those without a location last).
+func sortDiagnostics(ds []report.Diagnostic) {
+	key := func(d report.Diagnostic) (string, int, int) {
+		if d.Location == nil {
+			return "\xff", 0, 0
+		}
+		return d.Location.URI, d.Location.Line, d.Location.Column
+	}
+	sort.SliceStable(ds, func(i, j int) bool {
+		fi, li, ci := key(ds[i])
+		fj, lj, cj := key(ds[j])
+		if fi != fj {
+			return fi < fj
+		}
+		if li != lj {
+			return li < lj
+		}
+		if ci != cj {
+			return ci < cj
+		}
+		if ds[i].Rule != ds[j].Rule {
+			return ds[i].Rule < ds[j].Rule
+		}
+		if ds[i].Kernel != ds[j].Kernel {
+			return ds[i].Kernel < ds[j].Kernel
+		}
+		return ds[i].Message < ds[j].Message
+	})
+}
+
+// summary counts the outcomes of a report; code is the exit code.
+func summary(j *report.Report, code int) report.Summary {
+	s := report.Summary{Kernels: len(j.Scope.Kernels), ExitCode: code}
+	for _, k := range j.Scope.Kernels {
+		switch k.Status {
+		case report.StatusBounded:
+			s.Bounded++
+		case report.StatusNotBounded:
+			s.NotBounded++
+		default:
+			s.Errors++
+		}
+	}
+	for _, k := range j.Kernels {
+		if k.Verdict == "fail" {
+			s.OverDeadline++
+		}
+	}
+	switch code {
+	case ExitOK:
+		s.Verdict = "pass"
+	case ExitVerdict:
+		s.Verdict = "fail"
+	case ExitUnbounded:
+		s.Verdict = "not-bounded"
+	default:
+		s.Verdict = "error"
+	}
+	return s
 }

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+)
+
+// JUnit XML, as read by Jenkins, GitLab and GitHub test reporters.
+
+// JUnitSuites is the <testsuites> root.
+type JUnitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSuite is one <testsuite>: the kernels bounded on one hardware
+// description.
+type JUnitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []JUnitProperty `xml:"properties>property"`
+	Cases      []JUnitCase     `xml:"testcase"`
+}
+
+// JUnitProperty is a <property>.
+type JUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnitCase is one <testcase>: one kernel.
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *JUnitProblem `xml:"failure"`
+	Error     *JUnitProblem `xml:"error"`
+	Skipped   *JUnitProblem `xml:"skipped"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// JUnitProblem is a <failure>, <error> or <skipped> element.
+type JUnitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// NewJUnit builds the JUnit document of a report: one test suite (the
+// report's hardware description), one test case per selected kernel. A
+// kernel over its deadline fails (bound, deadline and margin in the
+// failure); a kernel not bounded is skipped; a kernel with bad input is
+// an error. Times are 0: the report is deterministic.
+func NewJUnit(r *Report) *JUnitSuites {
+	classname := "gpuwcet"
+	if len(r.Inputs) > 0 {
+		classname = r.Inputs[0].Path
+	}
+	s := JUnitSuite{Name: r.HW.Name, Time: "0"}
+	s.Properties = []JUnitProperty{
+		{"hw.name", r.HW.Name}, {"hw.version", r.HW.Version}, {"hw.sha256", r.HW.SHA256},
+		{"tool.version", r.Tool.Version}, {"report.sha256", r.ReportSHA256},
+	}
+	for _, in := range r.Inputs {
+		s.Properties = append(s.Properties, JUnitProperty{"input." + in.Kind + ".sha256", in.Path + " " + in.SHA256})
+	}
+	bounded := map[string]*Kernel{}
+	for i := range r.Kernels {
+		bounded[r.Kernels[i].Name] = &r.Kernels[i]
+	}
+	for _, sk := range r.Scope.Kernels {
+		c := JUnitCase{Name: sk.Name, Classname: classname, Time: "0"}
+		switch k := bounded[sk.Name]; {
+		case k != nil:
+			c.SystemOut = kernelLine(k)
+			if k.Verdict == "fail" {
+				c.Failure = &JUnitProblem{Type: "over-deadline",
+					Message: fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles (margin %d cycles)", k.BoundCycles, *k.Deadline, *k.MarginCycles),
+					Text:    c.SystemOut}
+				s.Failures++
+			}
+		case sk.Status == StatusNotBounded:
+			c.Skipped = &JUnitProblem{Type: StatusNotBounded, Message: "not bounded: " + sk.Error}
+			s.Skipped++
+		default:
+			c.Error = &JUnitProblem{Type: "analysis-error", Message: sk.Error}
+			s.Errors++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Tests = len(s.Cases)
+	return &JUnitSuites{Name: "gpuwcet analyze", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []JUnitSuite{s}}
+}
+
+func kernelLine(k *Kernel) string {
+	s := fmt.Sprintf("bound_cycles=%d", k.BoundCycles)
+	if k.BoundNS != nil {
+		s += fmt.Sprintf(" bound_ns=%d", *k.BoundNS)
+	}
+	if k.Deadline != nil {
+		s += fmt.Sprintf(" deadline_cycles=%d margin_cycles=%d verdict=%s", *k.Deadline, *k.MarginCycles, k.Verdict)
+	}
+	return s + "\n"
+}
+
+// WriteJUnit writes the JUnit XML document of a report.
+func WriteJUnit(w io.Writer, r *Report) error {
+	data, err := xml.MarshalIndent(NewJUnit(r), "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}

@@ -1,0 +1,363 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// WriteMarkdown writes the report for a certification reviewer, organised
+// by the 10 items of the bound report checklist (wcet-conventions.md
+// §4.2). Every fact comes from r (the JSON report).
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	p("# gpuwcet bound report\n\n")
+	p("Verdict: **%s** (exit code %d): %d kernel(s), %d bounded, %d not bounded, %d error(s), %d over the deadline.\n\n",
+		strings.ToUpper(r.Summary.Verdict), r.Summary.ExitCode, r.Summary.Kernels, r.Summary.Bounded, r.Summary.NotBounded, r.Summary.Errors, r.Summary.OverDeadline)
+	p("Report SHA-256: `%s` (schema version %d; see item 10).\n\n", r.ReportSHA256, r.SchemaVersion)
+
+	// 1.
+	p("## 1. Identification\n\n")
+	p("| Item | Value |\n|---|---|\n")
+	t := r.Tool
+	row(&b, "Tool", code(t.Name)+" "+code(t.Version))
+	row(&b, "Module", orNone(code(t.Module)+spaced(code(t.ModuleVersion))))
+	row(&b, "Build", orNone(strings.TrimSpace(code(t.GoVersion)+spaced(code(t.Platform)))))
+	vcs := "not stamped in the build"
+	if t.Revision != "" {
+		vcs = t.VCS + " " + code(t.Revision)
+		if t.RevisionTime != "" {
+			vcs += " (" + t.RevisionTime + ")"
+		}
+		if t.Modified != nil && *t.Modified {
+			vcs += ", **modified working tree**"
+		}
+	}
+	row(&b, "Source revision", vcs)
+	row(&b, "Hardware description", code(r.HW.Name)+spaced(code(r.HW.Version)))
+	row(&b, "Hardware description SHA-256", code(r.HW.SHA256))
+	if r.HW.Arch != "" {
+		row(&b, "Architecture", code(r.HW.Arch))
+	}
+	if r.HW.Description != "" {
+		row(&b, "Description", cell(r.HW.Description))
+	}
+	if r.HW.Source != "" {
+		row(&b, "Provenance of its numbers", cell(r.HW.Source))
+	}
+	p("\nCommand line as run:\n\n```sh\n%s\n```\n\n", shellJoin(r.CommandLine))
+	p("Host and date are not recorded: the report is deterministic (item 10); the CI job that runs it records them.\n\n")
+
+	// 2.
+	p("## 2. Input manifest\n\n")
+	p("| File | Kind | Header | SHA-256 |\n|---|---|---|---|\n")
+	for _, in := range r.Inputs {
+		hdr := "-"
+		if in.Version != "" || in.Target != "" {
+			hdr = strings.TrimSpace(in.Version + " " + in.Target)
+		}
+		p("| %s | %s | %s | `%s` |\n", code(in.Path), in.Kind, cell(hdr), in.SHA256)
+	}
+	p("\nCompiler (nvcc/ptxas) versions and flags: only what the listing's header states (above).\n\n")
+	p("| Launch configuration | Value |\n|---|---|\n")
+	row(&b, "Block", dims(r.Launch.Block))
+	row(&b, "Grid", dims(r.Launch.Grid))
+	row(&b, "Kernel arguments", args(r.Launch.Args))
+	row(&b, "Clock", fmt.Sprintf("%s MHz (%s)", num(r.Clock.MHz), cell(r.Clock.Source)))
+	b.WriteString("\n")
+
+	// 3.
+	p("## 3. Scope\n\n")
+	p("Unit bounded: %s\n\n", r.Scope.Unit)
+	if r.Scope.KernelFilter != "" {
+		p("Kernels selected by `--kernel %s`.\n\n", r.Scope.KernelFilter)
+	}
+	p("| Kernel | Location | Status |\n|---|---|---|\n")
+	for _, k := range r.Scope.Kernels {
+		p("| %s | %s | %s |\n", code(k.Name), code(k.Pos), k.Status)
+	}
+	p("\nExcluded from the bound:\n\n")
+	for _, e := range r.Scope.Exclusions {
+		p("- %s\n", e)
+	}
+	b.WriteString("\n")
+
+	// 4.
+	p("## 4. Assumptions\n\n")
+	p("| # | Origin | Assumption | Checked or justified by |\n|---|---|---|---|\n")
+	for _, a := range r.NumberedAssumptions {
+		p("| %s | %s | %s | %s |\n", a.ID, a.Origin, cell(a.Text), cell(a.Basis))
+	}
+	b.WriteString("\n")
+
+	// 5.
+	p("## 5. Results\n\n")
+	p("| Kernel | Warps | Bound (cycles) | Bound (ns) | Deadline (cycles) | Margin (cycles) | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n")
+	bounded := map[string]*Kernel{}
+	for i := range r.Kernels {
+		bounded[r.Kernels[i].Name] = &r.Kernels[i]
+	}
+	for _, sk := range r.Scope.Kernels {
+		k := bounded[sk.Name]
+		if k == nil {
+			p("| %s | - | - | - | - | - | **%s** (item 7) |\n", code(sk.Name), strings.ToUpper(strings.ReplaceAll(sk.Status, "-", " ")))
+			continue
+		}
+		ns, dl, margin, verdict := "-", "-", "-", "bounded (no deadline given)"
+		if k.BoundNS != nil {
+			ns = strconv.FormatInt(*k.BoundNS, 10)
+		}
+		if k.Deadline != nil {
+			dl = strconv.FormatInt(*k.Deadline, 10)
+		}
+		if k.MarginCycles != nil {
+			margin = strconv.FormatInt(*k.MarginCycles, 10)
+		}
+		if k.Verdict != "" {
+			verdict = "**" + strings.ToUpper(k.Verdict) + "**"
+		}
+		p("| %s | %d | %d | %s | %s | %s | %s |\n", code(k.Name), k.Warps, k.BoundCycles, ns, dl, margin, verdict)
+	}
+	b.WriteString("\nA bound is the sum over barrier sections of the largest per-class bound WUB = D + Σ other warps' I (item 6); nanoseconds at the clock of item 2.\n\n")
+
+	// 6.
+	p("## 6. Breakdown\n\n")
+	if len(r.Kernels) == 0 {
+		p("None (no kernel was bounded).\n\n")
+	}
+	for _, k := range r.Kernels {
+		p("### Kernel %s\n\n", code(k.Name))
+		p("Warp classes (warps with identical branch behaviour):\n\n| Class | Warps |\n|---|---|\n")
+		for _, c := range k.Classes {
+			p("| %s | %s |\n", c.Name, ints(c.Warps))
+		}
+		p("\nBarrier sections (D: isolated duration; I: interference the class causes; WUB: D + Σ other warps' I):\n\n")
+		p("| Section | From | To | Class | D | I | WUB | Section bound |\n|---:|---|---|---|---:|---:|---:|---:|\n")
+		for i, s := range k.Sections {
+			for ci, c := range s.Classes {
+				name := ints(c.Warps)
+				if ci < len(k.Classes) {
+					name = k.Classes[ci].Name
+				}
+				p("| %d | %s | %s | %s | %d | %d | %d | %d |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Interference, c.WUB, s.BoundCycles)
+			}
+		}
+		p("\nPer-block contributions (per section and class, the worst path for I; I = COUNT × (INITSUM + ISSUED)):\n\n")
+		p("| Section | Class | Block | Label | Lines | Count | Issued | InitSum | I | Share |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
+		for i, s := range k.Sections {
+			for ci, c := range s.Classes {
+				name := ints(c.Warps)
+				if ci < len(k.Classes) {
+					name = k.Classes[ci].Name
+				}
+				for _, u := range c.Blocks {
+					blk := u.Block
+					if u.Instrs[0] > 0 || u.Instrs[1] < u.Size {
+						blk += fmt.Sprintf("[%d:%d]", u.Instrs[0], u.Instrs[1])
+					}
+					label := "-"
+					if len(u.Labels) > 0 {
+						label = strings.Join(u.Labels, ", ")
+					}
+					p("| %d | %s | %s | %s | %s | %d | %d | %d | %d | %.1f%% |\n", i+1, name, blk, code(label), code(u.Lines), u.Count, u.Issued, u.InitSum, u.I, 100*u.Share)
+				}
+			}
+		}
+		p("\nLoop bounds used:\n\n")
+		if len(k.Loops) == 0 {
+			p("None (no loop).\n\n")
+		} else {
+			p("| Loop | Key | Max | Kind | Expression | From | Why |\n|---|---|---:|---|---|---|---|\n")
+			for _, l := range k.Loops {
+				max := strconv.FormatInt(l.Max, 10)
+				if l.Serial > 1 {
+					max += fmt.Sprintf(" (×%d lane groups)", l.Serial)
+				}
+				p("| %s | %s | %s | %s | %s | %s | %s |\n", code(l.Pos), cell(l.Key), max, orNone(l.Source), code(l.Expr), code(l.From), orNone(cell(l.Why)))
+			}
+			b.WriteString("\n")
+		}
+		p("Divergent branches (both sides run in turn):\n\n")
+		if len(k.Divergent) == 0 {
+			p("None.\n\n")
+		} else {
+			for _, d := range k.Divergent {
+				p("- %s %s\n", code(d.Pos), code(d.Instr))
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	// 7.
+	p("## 7. Diagnostics\n\n")
+	if len(r.Diagnostics) == 0 {
+		p("None.\n\n")
+	} else {
+		p("| Level | Rule | Kernel | Location | Message |\n|---|---|---|---|---|\n")
+		for _, d := range r.Diagnostics {
+			p("| %s | %s | %s | %s | %s |\n", d.Level, code(d.Rule), orNone(code(d.Kernel)), code(locString(d.Location)), cell(d.Message))
+		}
+		b.WriteString("\n")
+	}
+	var warned bool
+	for _, k := range r.Kernels {
+		for _, x := range k.Warnings {
+			if !warned {
+				p("Warnings attached to the bounds:\n\n")
+				warned = true
+			}
+			p("- %s: %s\n", code(k.Name), x)
+		}
+	}
+	if warned {
+		b.WriteString("\n")
+	}
+	p("Analysis time and memory are not recorded (they would make the report non-deterministic).\n\n")
+
+	// 8.
+	p("## 8. Traceability\n\n")
+	p("Timing requirement identifiers are not known to gpuwcet: trace each requirement to the kernel name and to this report's SHA-256.\n\n")
+	var annotated []string
+	for _, k := range r.Kernels {
+		for _, l := range k.Loops {
+			if l.Source != "derived" {
+				annotated = append(annotated, fmt.Sprintf("| %s | %s | %d | %s | %s |\n", code(k.Name), code(l.Pos), l.Max, code(l.From), orNone(cell(l.Why))))
+			}
+		}
+	}
+	if len(annotated) == 0 {
+		p("No loop bound was annotated: every bound used was derived from the code (item 6).\n\n")
+	} else {
+		p("Annotated loop bounds (trusted, to be reviewed):\n\n| Kernel | Loop | Max | Fact | Rationale |\n|---|---|---:|---|---|\n")
+		for _, a := range annotated {
+			b.WriteString(a)
+		}
+		b.WriteString("\n")
+	}
+
+	// 9.
+	p("## 9. Cross-check evidence\n\n")
+	p("None in this report: `gpuwcet analyze` is static. An observed time (simulator trace) is compared with a bound by `gpuwcet bound` (exit code 4 when it exceeds the bound).\n\n")
+
+	// 10.
+	p("## 10. Integrity\n\n")
+	p("The JSON report (`--format json` or `--report-json`) is the source of truth; this document, the SARIF and the JUnit outputs are rendered from it. Its output is deterministic: stable ordering, no timestamp.\n\n")
+	p("- Report SHA-256: `%s`\n", r.ReportSHA256)
+	p("- Computed over the canonical JSON of the report without its `report_sha256` member (docs/report.md, \"Integrity\").\n")
+
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func row(b *strings.Builder, k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
+
+// code formats s as inline code ("" stays empty).
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
+
+// cell escapes s for a table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\n\t", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func spaced(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func dims(d [3]int) string {
+	if d == [3]int{} {
+		return "not given"
+	}
+	return fmt.Sprintf("%d×%d×%d", d[0], d[1], d[2])
+}
+
+func args(m map[string]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, code(fmt.Sprintf("%s=%d", k, m[k])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ints(xs []int) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	// Ranges of consecutive integers: 0-3, 5.
+	var parts []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", xs[i], xs[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(xs[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func locString(l *Location) string {
+	if l == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s:%d", l.URI, l.Line)
+	if l.Column > 0 {
+		s += fmt.Sprintf(":%d", l.Column)
+	}
+	return s
+}
+
+// shellJoin quotes the arguments for a POSIX shell.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

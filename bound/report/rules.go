@@ -1,0 +1,41 @@
+package report
+
+import "sort"
+
+// Rule is one kind of diagnostic: a SARIF reportingDescriptor.
+type Rule struct {
+	ID    string
+	Level string // default level
+	Short string
+	Full  string
+}
+
+// Rules is the catalogue of diagnostic kinds, in id order. A diagnostic
+// whose rule is not listed gets a generic descriptor (ruleFor).
+var Rules = []Rule{
+	{"analysis-error", LevelError, "The kernel could not be analysed.", "The analysis of the kernel failed on bad input (exit code 1); the message says why. No bound is given for the kernel."},
+	{"annotation-below-derived", LevelWarning, "A loop bound from the facts file is below the derived bound.", "The annotated bound is used (annotations are trusted), but it is lower than the bound the analysis derived from the code: check the annotation."},
+	{"barrier-divergence", LevelError, "Warps may reach different barrier sequences.", "A block-wide barrier is under divergent control, or warps can reach different sequences of barriers: undefined behaviour in CUDA, and no section bound applies (exit code 2)."},
+	{"irreducible-loop", LevelError, "Irreducible loop.", "A cycle of the control-flow graph is entered at several blocks: no loop bound applies to it; restructure the code (exit code 2)."},
+	{"missing-argument", LevelError, "A derived loop bound needs a kernel argument.", "A loop bound is an expression of a kernel argument that was not given: pass --arg NAME=VALUE (exit code 1)."},
+	{"no-exit", LevelError, "No path reaches the end of the kernel.", "The kernel has no path to its end (an infinite loop): it cannot be bounded (exit code 2)."},
+	{"not-bounded", LevelError, "The kernel is not bounded.", "The analysis could not bound the kernel (exit code 2); the message says why."},
+	{"open-loop-fact", LevelError, "A loop bound of the facts file is still \"?\".", "The facts file leaves the maximum of a loop open: fill it in (docs/facts.md; exit code 2)."},
+	{"over-deadline", LevelError, "The bound exceeds the deadline.", "The kernel's bound in cycles is above --deadline (exit code 3)."},
+	{"stale-facts", LevelError, "The facts file was written for another listing.", "The SHA-256 recorded in the facts file does not match the listing: regenerate the template and carry the bounds over (exit code 1)."},
+	{"unbounded-loop", LevelError, "Loop without a bound.", "No bound could be derived for the loop and the facts file gives none: add one with --facts (gpuwcet facts template; exit code 2)."},
+	{"uni-not-trusted", LevelWarning, "A .uni branch was not trusted.", "A branch marked .uni by the compiler could not be shown uniform; it is treated as possibly divergent (sound)."},
+	{"unknown-opcode", LevelWarning, "Opcode parsed with the generic rule.", "The front end does not know the opcode: it is parsed with the generic rule (first operand written, the others read)."},
+	{"unresolved-call", LevelError, "A call could not be inlined.", "A call whose callee's code is unknown (indirect, external or recursive) cannot be bounded (exit code 2)."},
+	{"unresolved-indirect-branch", LevelError, "Indirect branch without known targets.", "An indirect branch has no .branchtargets list: its successors are unknown (exit code 2)."},
+	{"unsupported-opcode", LevelError, "No rule of the hardware description matches an opcode.", "The hardware description has no rule for the opcode and no default_unit: the instruction cannot be timed (exit code 1)."},
+}
+
+// ruleFor returns the catalogue entry of id, or a generic one.
+func ruleFor(id string) Rule {
+	i := sort.Search(len(Rules), func(i int) bool { return Rules[i].ID >= id })
+	if i < len(Rules) && Rules[i].ID == id {
+		return Rules[i]
+	}
+	return Rule{ID: id, Level: LevelWarning, Short: id, Full: "Diagnostic " + id + " of the analysis."}
+}
