@@ -26,6 +26,7 @@ var experimentCommand = &cli.Command{
 	Usage: "run the reproducible experiments of docs/validation.md",
 	Subcommands: []*cli.Command{
 		tightnessCommand,
+		sgemmCommand,
 	},
 }
 

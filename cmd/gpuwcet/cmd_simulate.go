@@ -36,13 +36,35 @@ warp with the most / fewest instructions left) and adversarial[:SEED[:BUDGET]]
 
 --barriers selects the barrier semantics: reach (docs/model.md: warps
 continue when the last one reaches the barrier), drain (also wait until every
-result of the block is ready) or issue (bar.sync issues on its unit).`,
+result of the block is ready) or issue (bar.sync issues on its unit).
+
+Kernels with branches, loops and calls (PTX or SASS listings): --paths-seed N
+draws one concrete execution of the block (package phases/sim/simt). The
+launch (--block, --grid, --arg) and the loop bounds (derived, or --facts) are
+those of gpuwcet analyze, on the same graph (device calls inlined). Each
+warp's lanes run through the thread-level CFG on a SIMT reconvergence stack
+(IPDOM reconvergence for PTX, the SSY/BSSY/PBK target for SASS) with random
+per-lane outcomes at possibly divergent branches, one outcome per warp at
+uniform branches (per block at uniform branches that decide which barrier
+comes next), the per-warp outcomes the divergence pass resolves, and at most
+the loop bound per lane and entry into a loop. --sides orders the sides of
+a divergence: taken-first (as measured on Pascal), fallthrough-first, or
+random (drawn at each divergence). --max-loops keeps every lane in its
+loop while the bounds allow (the execution of counted loops whose trip count
+is their bound). --check-bound also runs the static analysis (as analyze)
+and exits with code 4 when the makespan exceeds its bound.`,
 	Flags: []cli.Flag{
 		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
 		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
 		&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
 		&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics: reach, drain or issue", Category: catTarget},
 		&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
+		blockFlag, gridFlag, argFlag,
+		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md), with --paths-seed", Category: catInput},
+		&cli.Uint64Flag{Name: "paths-seed", Usage: "draw the warps' paths through a kernel with control flow on a SIMT stack from seed `N` (needs --block)", Category: catTarget},
+		&cli.StringFlag{Name: "sides", Value: "taken-first", Usage: "with --paths-seed: order of the sides of a divergent branch: taken-first, fallthrough-first or random", Category: catTarget},
+		&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: every lane stays in its loop while the loop bounds allow", Category: catTarget},
+		&cli.BoolFlag{Name: "check-bound", Usage: "with --paths-seed: print the static bound (gpuwcet analyze) and exit 4 when the makespan exceeds it", Category: catOutput},
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
@@ -78,15 +100,39 @@ result of the block is ready) or issue (bar.sync issues on its unit).`,
 		if format == "json" && len(funcs) != 1 {
 			return codef(ExitBadInput, "simulate: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(funcs))
 		}
+		var paths *simPaths
+		if c.IsSet("paths-seed") || c.Bool("max-loops") || c.Bool("check-bound") {
+			if paths, err = newSimPaths(c, file, hw); err != nil {
+				return err
+			}
+		} else {
+			for _, f := range []string{"block", "grid", "arg", "facts", "sides"} {
+				if c.IsSet(f) {
+					return codef(ExitBadInput, "simulate: --%s needs --paths-seed (a drawn execution of a kernel with control flow)", f)
+				}
+			}
+		}
 		var out bytes.Buffer
+		code := ExitOK
+		var msgs []string
 		for i, fn := range funcs {
-			blk, err := newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
+			var blk *simBlock
+			var err error
+			if paths != nil {
+				blk, err = paths.block(fn, mode)
+			} else {
+				blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
+			}
 			if err != nil {
 				return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
 			}
 			r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
 			if err != nil {
 				return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
+			}
+			if blk.bound != nil && r.Makespan > *blk.bound {
+				code = worse(code, ExitUnsound)
+				msgs = append(msgs, fmt.Sprintf("%s: makespan %d cycles exceeds the static bound %d cycles (%s, policy %s): a defect of the analyzer", fn.Name, r.Makespan, *blk.bound, blk.source, r.Policy))
 			}
 			if format == "json" {
 				if err := writeSimJSON(&out, blk, r, pol, mode); err != nil {
@@ -99,8 +145,13 @@ result of the block is ready) or issue (bar.sync issues on its unit).`,
 			}
 			writeSimText(&out, file.Fset, blk, r, pol, mode)
 		}
-		_, err = c.App.Writer.Write(out.Bytes())
-		return err
+		if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+			return err
+		}
+		if code != ExitOK {
+			return codef(code, "simulate: %s", joinLines(msgs))
+		}
+		return nil
 	},
 }
 
@@ -139,6 +190,7 @@ type simBlock struct {
 	warps  []int // the warp numbers, in block order
 	source string
 	prog   *sim.Program
+	bound  *hwdesc.Cycles // the static bound (--check-bound), or nil
 }
 
 // newSimBlock takes the paths of fn as package phases does (trace warps, or
@@ -177,6 +229,13 @@ func writeSimText(w io.Writer, fset *token.FileSet, b *simBlock, r *sim.Result, 
 		fmt.Fprintf(w, "witness policy: %s\n", r.Policy)
 	}
 	fmt.Fprintf(w, "makespan %d cycles, %d instructions issued\n", r.Makespan, r.Issued)
+	if b.bound != nil {
+		verdict := "within"
+		if r.Makespan > *b.bound {
+			verdict = "EXCEEDS"
+		}
+		fmt.Fprintf(w, "static bound %d cycles (gpuwcet analyze): makespan %s the bound\n", *b.bound, verdict)
+	}
 	if len(r.Releases) > 0 {
 		fmt.Fprintf(w, "barrier releases:")
 		for _, c := range r.Releases {
@@ -217,6 +276,7 @@ type simJSON struct {
 	Witness        string        `json:"witness_policy"`
 	Barriers       string        `json:"barriers"`
 	MakespanCycles int64         `json:"makespan_cycles"`
+	StaticBound    *int64        `json:"static_bound_cycles,omitempty"`
 	Issued         int64         `json:"issued"`
 	WarpEnd        []int64       `json:"warp_end_cycles"`
 	Releases       []int64       `json:"barrier_release_cycles"`
@@ -245,6 +305,10 @@ func writeSimJSON(w io.Writer, b *simBlock, r *sim.Result, pol sim.Policy, mode 
 		Policy: pol.String(), Witness: r.Policy, Barriers: mode.String(),
 		MakespanCycles: int64(r.Makespan), Issued: r.Issued,
 		WarpEnd: []int64{}, Releases: []int64{},
+	}
+	if b.bound != nil {
+		x := int64(*b.bound)
+		j.StaticBound = &x
 	}
 	for _, c := range r.WarpEnd {
 		j.WarpEnd = append(j.WarpEnd, int64(c))

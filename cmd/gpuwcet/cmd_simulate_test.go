@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -96,6 +97,80 @@ func TestExperimentTightnessSmall(t *testing.T) {
 		"5,adversarial,paper-fig2/fig2,2,8,18,28,23,",
 		"5,S.w.,paper-fig2/fig2,1,4,14,14,14,0.000000,0.000000",
 	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+// TestSimulatePathsSeed: --paths-seed draws the block's execution through a
+// kernel with branches (the divergent example: both sides run, in the
+// order --sides says) and --check-bound compares the makespan with the
+// static bound of gpuwcet analyze.
+func TestSimulatePathsSeed(t *testing.T) {
+	const k = "../../examples/divergent/kernel.ptx"
+	bound := ""
+	for _, sides := range []string{"taken-first", "fallthrough-first", "random"} {
+		for _, seed := range []string{"1", "2", "3"} {
+			out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", seed, "--sides", sides, "--check-bound", "--timeline", k)
+			if code != 0 || !strings.Contains(out, "makespan within the bound") || !strings.Contains(out, "sides "+sides) {
+				t.Fatalf("%s seed %s: exit %d\n%s%s", sides, seed, code, out, errs)
+			}
+			// Every lane of a warp diverges at the tid&16 test: both sides run.
+			if !strings.Contains(out, "div.rn.f32") || !strings.Contains(out, "fma.rn.f32") {
+				t.Errorf("%s seed %s: a side is missing\n%s", sides, seed, out)
+			}
+			i := strings.Index(out, "static bound ")
+			b := strings.Fields(out[i:])[2]
+			if bound != "" && b != bound {
+				t.Errorf("static bound %s, then %s", bound, b)
+			}
+			bound = b
+		}
+	}
+	out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--check-bound", "--format", "json", k)
+	if code != 0 || !strings.Contains(out, `"static_bound_cycles": `+bound) || !strings.Contains(out, `"source": "simt seed 1, sides taken-first"`) {
+		t.Errorf("json: exit %d\n%s%s", code, out, errs)
+	}
+	// The counted loop with its trip count given: every lane runs the
+	// loop to its bound.
+	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-5", "--block", "32", "--arg", "colsum_param_2=5", "--paths-seed", "1", "--max-loops", "--check-bound", "--timeline", "../../examples/counted-loop/kernel.ptx")
+	if code != 0 || strings.Count(out, "ld.global.f32") != 5 {
+		t.Errorf("counted loop: exit %d, want 5 loads\n%s%s", code, out, errs)
+	}
+}
+
+func TestSimulatePathsSeedErrors(t *testing.T) {
+	const k = "../../examples/divergent/kernel.ptx"
+	for _, args := range [][]string{
+		{"simulate", "--hw", "ecrts25-orin-200", "--paths-seed", "1", k},                                  // no --block
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", k},                                      // --block without --paths-seed
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--warps", "2", k}, // --warps
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--sides", "left", k},
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "32", "--paths-seed", "1", "../../examples/counted-loop/kernel.ptx"}, // loop without a bound
+	} {
+		_, errs, code := runCmd(t, args...)
+		if code != ExitBadInput || !strings.HasPrefix(errs, "gpuwcet: ") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestExperimentSGEMMSmall: the SGEMM experiment on one latency and two
+// warp counts; the full table is in docs/validation.md (gpuwcet experiment
+// sgemm).
+func TestExperimentSGEMMSmall(t *testing.T) {
+	const ptx = "../../../shared/reference/sgemm/" + sgemmKernel + ".ptx"
+	if _, err := os.Stat(ptx); err != nil {
+		t.Skipf("shared data absent (%v): SGEMM experiment not run", err)
+	}
+	out, errs, code := runCmd(t, "experiment", "sgemm", "--ptx", ptx, "--latencies", "200", "--warps", "4,32", "--adversarial-warps", "4", "--budget", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	// Static bound = fixed-path bound (SGEMM has one path per warp), the
+	// paper's value in the last column.
+	for _, want := range []string{"| 200 | 4 | 38944 | 38944 | 26305 | 18698 | 24516 | 24516 |", "| 200 | 32 | 281816 | 281816 |", "40.40 %", "8.51 %"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
