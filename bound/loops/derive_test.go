@@ -38,6 +38,8 @@ func TestDerive(t *testing.T) {
 		name string
 		body string
 		n, m int64
+		rd   int64 // k_param_2 (default n)
+		grid int   // nctaid.x (default 4)
 		want []want
 		err  string // Compute error (substring)
 	}{
@@ -134,7 +136,7 @@ $L_inner:
 $L_next:
 	add.s32 %r2, %r2, 1;
 	bra.uni $L_outer;`, want: []want{{5, "max(0, k_param_0) + 1"}, {7, "max(0, k_param_1) + 1"}}},
-		{name: "triangular_inner_unbounded", n: 4, body: `
+		{name: "triangular_inner_top_test", n: 4, body: `
 	mov.u32 %r2, 0;
 $L_outer:
 	setp.ge.s32 %p1, %r2, %r1;
@@ -147,7 +149,243 @@ $L_inner:
 	bra.uni $L_inner;
 $L_next:
 	add.s32 %r2, %r2, 1;
-	bra.uni $L_outer;`, want: []want{{5, "max(0, k_param_0) + 1"}, {-1, "the limit is not known"}}},
+	bra.uni $L_outer;`, want: []want{{5, "max(0, k_param_0) + 1"}, {4, "max(0, min(max(0, k_param_0), k_param_0 - 1)) + 1"}}},
+		// (1) guards before rotated loops.
+		{name: "guard_count_down_n0", n: 0, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, want: []want{{1, "k_param_0"}}},
+		{name: "guard_count_down_negative", n: -5, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, want: []want{{1, "k_param_0"}}},
+		{name: "guard_count_down_n1", n: 1, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, want: []want{{1, "k_param_0"}}},
+		{name: "no_guard_count_down_n0_wraps", n: 0, body: `
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, err: "never equals the limit"},
+		{name: "guard_other_register_not_used", n: 0, body: `
+	ld.param.u32 %r6, [k_param_1];
+	setp.lt.s32 %p1, %r6, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, m: 5, err: "never equals the limit"},
+		{name: "guard_register_rewritten_not_used", n: 1, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	add.s32 %r1, %r1, -1;
+	mov.u32 %r3, %r1;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.eq.s32 %p2, %r3, 0;
+	@%p2 bra $L_exit;
+	bra.uni $L_body;`, err: "never equals the limit"},
+		{name: "guard_thread_dependent_mask", n: 0, body: `
+	mov.u32 %r5, %tid.x;
+	and.b32 %r3, %r5, 3;
+	setp.eq.s32 %p1, %r3, 0;
+	@%p1 bra $L_exit;
+$L_body:
+	add.s32 %r3, %r3, -1;
+	setp.ne.s32 %p2, %r3, 0;
+	@%p2 bra $L_body;`, want: []want{{3, "3"}}},
+		// (2) triangular loops: limit and start from the outer register.
+		{name: "triangular_rotated_ne", n: 0, body: `
+	mov.u32 %r2, 0;
+$L_outer:
+	setp.le.s32 %p1, %r2, 0;
+	@%p1 bra $L_next;
+	mov.u32 %r3, 0;
+$L_inner:
+	add.s32 %r3, %r3, 1;
+	setp.ne.s32 %p2, %r3, %r2;
+	@%p2 bra $L_inner;
+$L_next:
+	add.s32 %r2, %r2, 1;
+	setp.ne.s32 %p3, %r2, 16;
+	@%p3 bra $L_outer;`, want: []want{{16, "16"}, {15, "15"}}},
+		{name: "triangular_start_from_outer", n: 10, body: `
+	mov.u32 %r2, 0;
+$L_outer:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r3, %r2, 1;
+$L_inner:
+	setp.ge.s32 %p2, %r3, %r1;
+	@%p2 bra $L_next;
+	add.s32 %r3, %r3, 1;
+	bra.uni $L_inner;
+$L_next:
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_outer;`, want: []want{{11, "max(0, k_param_0) + 1"}, {10, "max(0, k_param_0 - 1) + 1"}}},
+		{name: "triangular_outer_not_counted_unbounded", n: 4, body: `
+	mov.u32 %r2, 0;
+$L_outer:
+	ld.param.u64 %rd1, [k_param_2];
+	ld.global.u32 %r7, [%rd1];
+	setp.eq.s32 %p1, %r7, 0;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, 0;
+$L_inner:
+	setp.ge.s32 %p2, %r3, %r2;
+	@%p2 bra $L_next;
+	add.s32 %r3, %r3, 1;
+	bra.uni $L_inner;
+$L_next:
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_outer;`, want: []want{{-1, "loaded value"}, {-1, "the limit is not known"}}},
+		// (3) conversions between integer widths.
+		{name: "cvt_tid_u16_start", n: 100, body: `
+	cvt.u32.u16 %r2, %tid.x;
+$L_head:
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.u32 %r2, %r2, 64;
+	bra.uni $L_head;`, want: []want{{3, "max(0, (k_param_0 + 63) / 64) + 1"}}},
+		{name: "cvt_ctaid_u16_too_large", n: 100, grid: 70000, body: `
+	cvt.u32.u16 %r2, %ctaid.x;
+$L_head:
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.u32 %r2, %r2, 64;
+	bra.uni $L_head;`, err: "outside the range of u16"},
+		{name: "cvt_truncated_64bit_register_ne", n: 0, body: `
+	mov.u64 %rd2, 0;
+$L_head:
+	add.s64 %rd2, %rd2, 8;
+	cvt.u32.u64 %r2, %rd2;
+	setp.ne.s32 %p1, %r2, 128;
+	@%p1 bra $L_head;`, want: []want{{16, "16"}}},
+		{name: "cvt_truncated_wraps_at_32_bits", n: 0, body: `
+	mov.u64 %rd2, 0;
+$L_head:
+	add.s64 %rd2, %rd2, 3;
+	cvt.u32.u64 %r2, %rd2;
+	setp.ne.s32 %p1, %r2, 128;
+	@%p1 bra $L_head;`, err: "never equals the limit"},
+		{name: "cvt_sign_extended_register_s64", n: 0, body: `
+	ld.param.u64 %rd1, [k_param_2];
+	mov.u32 %r2, 0;
+$L_head:
+	add.s32 %r2, %r2, 1;
+	cvt.s64.s32 %rd2, %r2;
+	setp.gt.s64 %p1, %rd1, %rd2;
+	@%p1 bra $L_head;`, rd: 100, want: []want{{100, "max(0, k_param_2 - 1) + 1"}}},
+		{name: "cvt_sign_extended_wraps_at_32_bits", n: 0, body: `
+	ld.param.u64 %rd1, [k_param_2];
+	mov.u32 %r2, 0;
+$L_head:
+	add.s32 %r2, %r2, 1;
+	cvt.s64.s32 %rd2, %r2;
+	setp.gt.s64 %p1, %rd1, %rd2;
+	@%p1 bra $L_head;`, rd: 1 << 33, err: "outside the range of s64 of s32"},
+		{name: "cvt_limit_widened_before_loop", n: 10, body: `
+	cvt.u64.u32 %rd3, %r1;
+	mov.u64 %rd2, 0;
+$L_head:
+	setp.ge.u64 %p1, %rd2, %rd3;
+	@%p1 bra $L_exit;
+	add.s64 %rd2, %rd2, 1;
+	bra.uni $L_head;`, want: []want{{11, "max(0, k_param_0) + 1"}}},
+		{name: "cvt_limit_negative_not_zero_extended", n: -1, body: `
+	cvt.u64.u32 %rd3, %r1;
+	mov.u64 %rd2, 0;
+$L_head:
+	setp.ge.s64 %p1, %rd2, %rd3;
+	@%p1 bra $L_exit;
+	add.s64 %rd2, %rd2, 1;
+	bra.uni $L_head;`, err: "outside the range of u32"},
+		// (4) selp start values.
+		{name: "selp_start", n: 10, m: 1, body: `
+	ld.param.u32 %r6, [k_param_1];
+	setp.eq.s32 %p3, %r6, 0;
+	selp.b32 %r2, 4, 0, %p3;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	add.s32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{11, "max(0, k_param_0) + 1"}}},
+		// (5) geometric loops counting up.
+		{name: "geometric_up_shl_lt", n: 100, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{8, "max(0, log2(max(0, k_param_0 - 1)) + 1) + 1"}}},
+		{name: "geometric_up_exact_power", n: 64, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{7, "max(0, log2(max(0, k_param_0 - 1)) + 1) + 1"}}},
+		{name: "geometric_up_limit_1", n: 1, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{1, "max(0, log2(max(0, k_param_0 - 1)) + 1) + 1"}}},
+		{name: "geometric_up_rotated_mul2_le", n: 16, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	mul.lo.s32 %r2, %r2, 2;
+	setp.le.s32 %p1, %r2, %r1;
+	@%p1 bra $L_head;`, want: []want{{5, "max(0, log2(max(0, k_param_0) / 2) + 1) + 1"}}},
+		{name: "geometric_up_from_zero_refused", n: 16, body: `
+	mov.u32 %r2, 0;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, err: "must be positive"},
+		{name: "geometric_up_wraps", n: 2147483647, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, err: "wrap around"},
+		{name: "geometric_up_ne_unbounded", n: 16, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.eq.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	shl.b32 %r2, %r2, 1;
+	bra.uni $L_head;`, want: []want{{-1, "only < and <="}}},
+		{name: "geometric_up_mul3_unbounded", n: 16, body: `
+	mov.u32 %r2, 1;
+$L_head:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L_exit;
+	mul.lo.s32 %r2, %r2, 3;
+	bra.uni $L_head;`, want: []want{{-1, "not stepped"}}},
 		{name: "two_exits", n: 10, m: 3, body: `
 	ld.param.u32 %r6, [k_param_1];
 	mov.u32 %r2, 0;
@@ -250,6 +488,12 @@ $L_head:
 		t.Run(tc.name, func(t *testing.T) {
 			l := launch(tc.n, tc.m)
 			l.Args["k_param_2"] = tc.n
+			if tc.rd != 0 {
+				l.Args["k_param_2"] = tc.rd
+			}
+			if tc.grid != 0 {
+				l.Grid[0] = tc.grid
+			}
 			_, gs := graphs(t, tc.name+".ptx", kernel(tc.body))
 			r, err := Compute(gs[0], l, nil, "")
 			if tc.err != "" {

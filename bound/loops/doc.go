@@ -33,8 +33,18 @@
 // with conditions that make it exact machine arithmetic: the compared
 // values must fit the comparison's type and the register must not wrap
 // around before leaving; evaluation fails, naming the condition, when they
-// do not hold. A loop that is not understood is unbounded: nothing is
-// guessed.
+// do not hold.
+//
+// Also derived: registers truncated or extended by cvt between the
+// induction register and the comparison, geometric loops counting up (shl,
+// mul.lo by a power of two), initial values and limits through cvt,
+// mul.wide, selp, and with a constant and rem, triangular loops (a value that
+// is the induction register of an enclosing loop ranges over that loop's
+// iterations), and guards before the loop (a launch-invariant test that
+// skips the loop gives bound 1; a test on the initial value or the limit
+// narrows its range to the threads that enter). docs/model.md (Loop bounds)
+// sketches the proofs. A loop that is not understood is unbounded: nothing
+// is guessed.
 //
 // # Annotated bounds
 //

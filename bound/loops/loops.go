@@ -260,13 +260,17 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 			lb.Why = d.Why
 			continue
 		}
-		max, err := d.Eval(env)
+		max, note, err := d.evalNote(env)
 		if err != nil {
 			evalErr[lb] = fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err)
 			lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
 			continue
 		}
-		lb.Derived = &Bound{Max: max, Expr: d.Expr.String(), Source: Derived, Why: d.Why, Pos: lb.Pos}
+		why := d.Why
+		if note != "" {
+			why = note + "; " + why
+		}
+		lb.Derived = &Bound{Max: max, Expr: d.Expr.String(), Source: Derived, Why: why, Pos: lb.Pos}
 		lb.Bound = lb.Derived
 	}
 	var factProblems []Problem
