@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
 	"github.com/gpuwcet/gpuwcet/divergence"
@@ -45,7 +46,14 @@ func analyze(t *testing.T, src string, l pass.Launch) *divergence.Info {
 	if len(ks) == 0 {
 		t.Fatal("no kernel")
 	}
-	g, err := cfg.Build(fset, ks[0])
+	return analyzeFunc(t, fset, ks[0], l)
+}
+
+// analyzeFunc builds the graph of fn, analyses it under l and checks every
+// class's warp-level graph.
+func analyzeFunc(t *testing.T, fset *token.FileSet, fn *isa.Func, l pass.Launch) *divergence.Info {
+	t.Helper()
+	g, err := cfg.Build(fset, fn)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}

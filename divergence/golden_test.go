@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
 	"github.com/gpuwcet/gpuwcet/cfg/txtar"
@@ -47,19 +46,7 @@ func TestGolden(t *testing.T) {
 		}
 		var out bytes.Buffer
 		for _, fn := range f.Kernels() {
-			g, err := cfg.Build(fset, fn)
-			if err != nil {
-				t.Fatalf("Build: %v", err)
-			}
-			info, err := divergence.Analyze(g, l, divergence.Options{})
-			if err != nil {
-				t.Fatalf("Analyze: %v", err)
-			}
-			for _, c := range info.Classes {
-				if err := c.Graph.Check(); err != nil {
-					t.Fatalf("%s: Check: %v", c.Name, err)
-				}
-			}
+			info := analyzeFunc(t, fset, fn, l)
 			if err := divergence.Format(&out, info); err != nil {
 				t.Fatal(err)
 			}

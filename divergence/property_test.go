@@ -2,7 +2,6 @@ package divergence_test
 
 import (
 	"errors"
-	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -12,64 +11,6 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 )
-
-// structured returns a random structured function in the cfgtest
-// language: nested if, if/else, while loops with breaks, do-while loops and
-// early guarded returns. Guards are never-written predicates, hence
-// thread-varying: every branch is possibly divergent.
-func structured(r *rand.Rand, size int) string {
-	var sb strings.Builder
-	sb.WriteString(".entry s\n")
-	n := 0
-	label := func(s string) string { n++; return fmt.Sprintf("%s%d", s, n) }
-	var gen func(depth int, exit string)
-	gen = func(depth int, exit string) {
-		k := 1 + r.Intn(3)
-		for i := 0; i < k && size > 0; i++ {
-			size--
-			fmt.Fprintf(&sb, "\tadd r%d\n", n)
-			c := r.Intn(8)
-			if depth >= 4 {
-				c = 0
-			}
-			switch c {
-			case 1: // if
-				end := label("E")
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, end)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "%s:\n", end)
-			case 2: // if/else
-				els, end := label("S"), label("E")
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, els)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", end, els)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "%s:\n", end)
-			case 3: // while
-				head, out := label("H"), label("X")
-				fmt.Fprintf(&sb, "%s:\n\t@p%d bra %s\n", head, n, out)
-				gen(depth+1, out)
-				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", head, out)
-			case 4: // do-while
-				top := label("T")
-				fmt.Fprintf(&sb, "%s:\n", top)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, top)
-			case 5: // break
-				if exit != "" {
-					fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, exit)
-				}
-			case 6: // early return
-				if r.Intn(3) == 0 {
-					fmt.Fprintf(&sb, "\t@p%d ret\n", n)
-				}
-			}
-		}
-	}
-	gen(0, "")
-	sb.WriteString("\tret\n")
-	return sb.String()
-}
 
 // simulate runs a warp of lanes through the thread-level CFG g on a SIMT
 // reconvergence stack (reconvergence points from info), with random
@@ -173,7 +114,7 @@ func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []in
 		top.pc = rc
 		var first, later []int
 		for _, t := range order {
-			if t != -1 && t != rc && reachesAvoid(g, g.Blocks[t], b, br.Reconv) {
+			if t != -1 && t != rc && divergence.Reaches(g, g.Blocks[t], b, br.Reconv) {
 				later = append(later, t)
 			} else {
 				first = append(first, t)
@@ -190,26 +131,6 @@ func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []in
 			stack = append(stack, &entry{pc: run[i], rpc: rc, mask: m})
 		}
 	}
-}
-
-func reachesAvoid(g *cfg.Graph, from, to, avoid *cfg.Block) bool {
-	seen := map[*cfg.Block]bool{}
-	stack := []*cfg.Block{from}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == to {
-			return true
-		}
-		if x == avoid || x == g.Exit || seen[x] {
-			continue
-		}
-		seen[x] = true
-		for _, e := range x.Succs {
-			stack = append(stack, e.To)
-		}
-	}
-	return false
 }
 
 var debugf = func(string, ...any) {}
@@ -265,7 +186,7 @@ func TestWarpPathsCovered(t *testing.T) {
 	}()
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		r := rand.New(rand.NewSource(seed))
-		src := structured(r, 12)
+		src := cfgtest.Structured(r, 12)
 		fset, fn := cfgtest.Must(t, src)
 		g, err := cfg.Build(fset, fn)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
@@ -12,64 +11,6 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 )
-
-// structured returns a random structured function in the cfgtest language
-// (the generator of divergence's property test): nested if, if/else, while
-// loops with breaks, do-while loops and early guarded returns, every guard
-// a never-written (thread-varying) predicate.
-func structured(r *rand.Rand, size int) string {
-	var sb strings.Builder
-	sb.WriteString(".entry s\n")
-	n := 0
-	label := func(s string) string { n++; return fmt.Sprintf("%s%d", s, n) }
-	var gen func(depth int, exit string)
-	gen = func(depth int, exit string) {
-		k := 1 + r.Intn(3)
-		for i := 0; i < k && size > 0; i++ {
-			size--
-			fmt.Fprintf(&sb, "\tadd r%d\n", n)
-			c := r.Intn(8)
-			if depth >= 4 {
-				c = 0
-			}
-			switch c {
-			case 1:
-				end := label("E")
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, end)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "%s:\n", end)
-			case 2:
-				els, end := label("S"), label("E")
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, els)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", end, els)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "%s:\n", end)
-			case 3:
-				head, out := label("H"), label("X")
-				fmt.Fprintf(&sb, "%s:\n\t@p%d bra %s\n", head, n, out)
-				gen(depth+1, out)
-				fmt.Fprintf(&sb, "\tbra %s\n%s:\n", head, out)
-			case 4:
-				top := label("T")
-				fmt.Fprintf(&sb, "%s:\n", top)
-				gen(depth+1, exit)
-				fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, top)
-			case 5:
-				if exit != "" {
-					fmt.Fprintf(&sb, "\t@p%d bra %s\n", n, exit)
-				}
-			case 6:
-				if r.Intn(3) == 0 {
-					fmt.Fprintf(&sb, "\t@p%d ret\n", n)
-				}
-			}
-		}
-	}
-	gen(0, "")
-	sb.WriteString("\tret\n")
-	return sb.String()
-}
 
 // accepts reports whether the warp-level graph w has an entry-to-exit path
 // whose blocks copy seq, in order.
@@ -139,7 +80,7 @@ func TestWarpPathsCovered(t *testing.T) {
 	var refused, draws, leaversOff, maxed int
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		r := rand.New(rand.NewSource(seed))
-		src := structured(r, 12)
+		src := cfgtest.Structured(r, 12)
 		fset, fn := cfgtest.Must(t, src)
 		g, err := cfg.Build(fset, fn)
 		if err != nil {
