@@ -1,7 +1,6 @@
 package ptx
 
 import (
-	"bytes"
 	"fmt"
 	"go/token"
 	"strconv"
@@ -12,17 +11,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
-// Mode is a set of bit flags that control ParseFile.
-type Mode uint
+// Mode is a set of bit flags that control ParseFile (isa.Mode, shared
+// with the other front ends).
+type Mode = isa.Mode
 
-const (
-	// AllErrors reports all errors instead of stopping after isa.MaxErrors.
-	AllErrors Mode = 1 << iota
-)
-
-// bailout is panicked (and recovered in ParseFile) to stop after too many
-// errors.
-type bailout struct{}
+// AllErrors reports all errors instead of stopping after isa.MaxErrors.
+const AllErrors = isa.AllErrors
 
 // ParseFile parses the PTX module src, read from filename, and returns its
 // functions. Positions are recorded in fset. The error, if not nil, is an
@@ -33,27 +27,24 @@ type bailout struct{}
 // substrings of src, which is not copied: the caller must not modify src
 // after the call while the result is in use.
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *isa.File, err error) {
-	p := &parser{mode: mode}
+	p := &parser{errs: isa.Errors{Mode: mode}}
 	p.tf = fset.AddFile(filename, -1, len(src))
 	p.out = &isa.File{Fset: fset, Name: filename, Dialect: isa.DialectPTX}
 	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(bailout); !ok {
-				panic(r)
-			}
-		}
+		isa.Recover(recover())
+		errs := p.errs.List
 		if mode&AllErrors == 0 {
-			p.errs.RemoveMultiples()
-			if len(p.errs) > isa.MaxErrors {
-				p.errs = p.errs[:isa.MaxErrors]
+			errs.RemoveMultiples()
+			if len(errs) > isa.MaxErrors {
+				errs = errs[:isa.MaxErrors]
 			}
 		} else {
-			p.errs.Sort()
+			errs.Sort()
 		}
 		p.out.Warnings.Sort()
-		f, err = p.out, p.errs.Err()
+		f, err = p.out, errs.Err()
 	}()
-	if !p.tf.SetLines(lineStarts(src)) {
+	if !p.tf.SetLines(isa.LineStarts(src)) {
 		p.tf.SetLinesForContent(src)
 	}
 	if off, what := firstBinary(src); off >= 0 {
@@ -65,27 +56,6 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	p.parseModule()
 	return
 }
-
-// lineStarts returns the offsets of the line starts of src, as
-// token.File.SetLinesForContent computes them, in a slice of exact size.
-func lineStarts(src []byte) []int {
-	n := 1 + bytes.Count(src, newline)
-	if len(src) > 0 && src[len(src)-1] == '\n' {
-		n-- // no line starts at the end of the file
-	}
-	lines := make([]int, 1, n)
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '\n')
-		if j < 0 || i+j+1 >= len(src) {
-			break
-		}
-		i += j + 1
-		lines = append(lines, i)
-	}
-	return lines
-}
-
-var newline = []byte{'\n'}
 
 // firstBinary returns the offset of the first NUL byte or invalid UTF-8
 // sequence in src, or -1.
@@ -127,8 +97,7 @@ type rawOp struct {
 type parser struct {
 	src  string
 	tf   *token.File
-	mode Mode
-	errs isa.ErrorList
+	errs isa.Errors
 	out  *isa.File
 
 	// scanner state
@@ -179,9 +148,6 @@ func (p *parser) position(off int) token.Position {
 
 func (p *parser) errorAt(off int, msg string) {
 	p.errs.Add(p.position(off), msg)
-	if p.mode&AllErrors == 0 && len(p.errs) >= isa.MaxErrors {
-		panic(bailout{})
-	}
 }
 
 func (p *parser) errorf(off int, format string, args ...any) {

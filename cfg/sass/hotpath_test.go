@@ -1,7 +1,6 @@
 package sass
 
 import (
-	"go/token"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,22 +25,6 @@ func TestParseHexMatchesStrconv(t *testing.T) {
 			if ok != (err == nil) || ok && got != want {
 				t.Errorf("parseHex(%q, %d) = %#x, %v; strconv: %#x, %v", s, bits, got, ok, want, err)
 			}
-		}
-	}
-}
-
-func TestLineStartsMatchesSetLinesForContent(t *testing.T) {
-	for _, s := range []string{"", "\n", "\n\n", "a", "a\n", "a\nb", "a\n\nb\n", "\r\n x \n\n\ny"} {
-		fset := token.NewFileSet()
-		f := fset.AddFile("x", -1, len(s))
-		f.SetLinesForContent([]byte(s))
-		want := f.Lines()
-		got := lineStarts([]byte(s))
-		if len(want) == 0 && len(got) == 0 {
-			continue
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("lineStarts(%q) (-want +got):\n%s", s, diff)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package sass
 
 import (
-	"bytes"
 	"fmt"
 	"go/token"
 	"sort"
@@ -11,16 +10,11 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
-// Mode controls the parser.
-type Mode uint
+// Mode controls the parser (isa.Mode, shared with the other front ends).
+type Mode = isa.Mode
 
-const (
-	// AllErrors reports every error instead of stopping after isa.MaxErrors.
-	AllErrors Mode = 1 << iota
-)
-
-// bailout is the panic value that stops the parser after too many errors.
-type bailout struct{}
+// AllErrors reports every error instead of stopping after isa.MaxErrors.
+const AllErrors = isa.AllErrors
 
 // ParseFile parses a SASS listing (cuobjdump -sass, nvdisasm, CuAssembler
 // .cuasm, maxas -e) and returns one isa.Func per function. The result is
@@ -32,22 +26,18 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		file:  fset.AddFile(filename, -1, len(src)),
 		src:   src,
 		text:  string(src),
-		mode:  mode,
+		errs:  isa.Errors{Mode: mode},
 		out:   &isa.File{Fset: fset, Name: filename, Dialect: isa.DialectSASS},
 		syms:  map[string]symInfo{},
 		first: true,
 	}
-	p.lines = lineStarts(src)
+	p.lines = isa.LineStarts(src)
 	p.file.SetLines(p.lines)
 	defer func() {
-		if e := recover(); e != nil {
-			if _, ok := e.(bailout); !ok {
-				panic(e)
-			}
-		}
-		p.errors.Sort()
+		isa.Recover(recover())
+		p.errs.List.Sort()
 		p.out.Warnings.Sort()
-		f, err = p.out, p.errors.Err()
+		f, err = p.out, p.errs.List.Err()
 	}()
 	p.parse()
 	return
@@ -57,31 +47,6 @@ type symInfo struct {
 	function bool // .type X,@function
 	entry    bool // .other X,@"STO_CUDA_ENTRY …"
 }
-
-// lineStarts returns the offsets of the line starts of src, as
-// token.File.SetLinesForContent computes them (no entry for the empty
-// line after a final newline), with one exactly sized allocation.
-func lineStarts(src []byte) []int {
-	if len(src) == 0 {
-		return nil
-	}
-	n := 1 + bytes.Count(src, nl)
-	if src[len(src)-1] == '\n' {
-		n--
-	}
-	lines := make([]int, 1, n)
-	for off := 0; ; {
-		k := bytes.IndexByte(src[off:], '\n')
-		if k < 0 || off+k+1 >= len(src) {
-			break
-		}
-		off += k + 1
-		lines = append(lines, off)
-	}
-	return lines
-}
-
-var nl = []byte{'\n'}
 
 // fnState is the per-function parsing state.
 type fnState struct {
@@ -131,14 +96,13 @@ type ref struct {
 }
 
 type parser struct {
-	fset   *token.FileSet
-	file   *token.File
-	src    []byte
-	text   string // src as one string, scanned line by line (the result keeps copies: see keep)
-	lines  []int  // line starts
-	mode   Mode
-	errors isa.ErrorList
-	out    *isa.File
+	fset  *token.FileSet
+	file  *token.File
+	src   []byte
+	text  string // src as one string, scanned line by line (the result keeps copies: see keep)
+	lines []int  // line starts
+	errs  isa.Errors
+	out   *isa.File
 
 	sm    int // numeric architecture, 0 while unknown
 	smPos token.Pos
@@ -178,10 +142,7 @@ type parser struct {
 func (p *parser) pos(off int) token.Pos { return p.file.Pos(off) }
 
 func (p *parser) errorf(pos token.Pos, format string, args ...any) {
-	p.errors.Add(p.fset.Position(pos), fmt.Sprintf(format, args...))
-	if p.mode&AllErrors == 0 && len(p.errors) >= isa.MaxErrors {
-		panic(bailout{})
-	}
+	p.errs.Add(p.fset.Position(pos), fmt.Sprintf(format, args...))
 }
 
 func (p *parser) warnf(pos token.Pos, format string, args ...any) {
