@@ -18,10 +18,7 @@ import (
 // rewrites them).
 func TestGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/golden/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		src, ok := a.Get("input.ptx")
-		if !ok {
-			t.Fatal("no input.ptx section")
-		}
+		src := a.Input(t, "input.ptx")
 		fset := token.NewFileSet()
 		f, err := ptx.ParseFile(fset, "input.ptx", src, 0)
 		if err != nil {

@@ -19,10 +19,7 @@ import (
 // "arg: NAME=VALUE" lines give kernel arguments.
 func TestGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/golden/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		src, ok := a.Get("input.ptx")
-		if !ok {
-			t.Fatal("no input.ptx section")
-		}
+		src := a.Input(t, "input.ptx")
 		var l pass.Launch
 		for _, line := range strings.Split(string(a.Comment), "\n") {
 			if v, ok := strings.CutPrefix(line, "block: "); ok {

@@ -17,10 +17,7 @@ import (
 // error messages, with the want section.
 func TestDecodeGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/decode/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		src, ok := a.Get("hw.toml")
-		if !ok {
-			t.Fatal("no hw.toml section")
-		}
+		src := a.Input(t, "hw.toml")
 		d, err := Decode("hw.toml", src)
 		var out bytes.Buffer
 		if err != nil {

@@ -100,10 +100,7 @@ func TestFactsApply(t *testing.T) {
 // a kernel with open loops, once decoded, leaves them open.
 func TestTemplateGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/golden/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		src, ok := a.Get("input.ptx")
-		if !ok {
-			t.Fatal("no input.ptx section")
-		}
+		src := a.Input(t, "input.ptx")
 		_, gs := graphs(t, "input.ptx", src)
 		var out bytes.Buffer
 		sha := SHA256(src)

@@ -14,10 +14,7 @@ import (
 // control fields, warnings, errors) with the want section.
 func TestGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/golden/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		src, ok := a.Get("input.sass")
-		if !ok {
-			t.Fatal("no input.sass section")
-		}
+		src := a.Input(t, "input.sass")
 		f, err := ParseFile(token.NewFileSet(), "input.sass", src, AllErrors)
 		var b strings.Builder
 		b.WriteString(dump(f))

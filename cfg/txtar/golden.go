@@ -68,3 +68,14 @@ func Golden(t *testing.T, pattern string, run func(t *testing.T, a *Archive) map
 		})
 	}
 }
+
+// Input returns the data of section name, the input of a golden test; the
+// test fails ("no NAME section") when the archive has none.
+func (a *Archive) Input(t testing.TB, name string) []byte {
+	t.Helper()
+	data, ok := a.Get(name)
+	if !ok {
+		t.Fatalf("no %s section", name)
+	}
+	return data
+}

@@ -1,6 +1,7 @@
 package txtar
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,5 +32,24 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("Parse(Format(a)) mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// fatalRecorder records Fatalf instead of stopping the test.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }
+
+func TestInput(t *testing.T) {
+	a := Parse([]byte("c\n-- input.ptx --\nx\n"))
+	if got := a.Input(t, "input.ptx"); string(got) != "x\n" {
+		t.Errorf("Input(input.ptx) = %q, want %q", got, "x\n")
+	}
+	r := &fatalRecorder{TB: t}
+	if got := a.Input(r, "input.sass"); got != nil || r.msg != "no input.sass section" {
+		t.Errorf("Input(input.sass) = %q, failing with %q; want nil, failing with %q", got, r.msg, "no input.sass section")
 	}
 }
