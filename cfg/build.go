@@ -279,6 +279,29 @@ func (g *Graph) reach() {
 	}
 }
 
+// Reaches reports whether a path of g leads from from to to without going
+// through avoid (nil: no block to avoid) or the virtual exit; from == to
+// counts, and so does reaching to when it is avoid or the exit.
+func (g *Graph) Reaches(from, to, avoid *Block) bool {
+	seen := make([]bool, len(g.Blocks)+1)
+	stack := []*Block{from}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == to {
+			return true
+		}
+		if x == avoid || x == g.Exit || seen[x.Index] {
+			continue
+		}
+		seen[x.Index] = true
+		for _, e := range x.Succs {
+			stack = append(stack, e.To)
+		}
+	}
+	return false
+}
+
 // FlowKind is the kind that decides an instruction's control flow: its
 // Kind, except that a SASS reconvergence instruction with targets (SYNC,
 // BRK, CONT and Fermi's NOP.S, whose targets the front end resolves from

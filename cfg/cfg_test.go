@@ -617,3 +617,45 @@ SPIN:
 		t.Errorf("Format: %v\n%s", err, buf.String())
 	}
 }
+
+func TestReaches(t *testing.T) {
+	// b0 branches to b1 or b2, both join at b3, which returns; b4 loops on
+	// itself, unreachable.
+	g := build(t, `
+	add r0
+	@p0 bra B
+	add r1
+	bra C
+B:	add r2
+C:	add r3
+	ret
+D:	add r4
+	bra D
+`)
+	b := g.Blocks
+	if len(b) != 5 {
+		t.Fatalf("%d blocks, want 5", len(b))
+	}
+	for _, tt := range []struct {
+		from, to, avoid *cfg.Block
+		want            bool
+	}{
+		{b[0], b[3], nil, true},
+		{b[0], b[3], b[1], true},  // through b2
+		{b[0], b[3], b[2], true},  // through b1
+		{b[0], b[3], b[0], false}, // from is avoided
+		{b[1], b[2], nil, false},  // the sides meet only at b3
+		{b[1], b[0], nil, false},  // no back edge
+		{b[2], b[2], b[2], true},  // from == to counts
+		{b[3], b[3], b[3], true},  // to == avoid counts
+		{b[1], b[3], b[3], true},
+		{b[0], g.Exit, nil, true}, // the exit as the target
+		{b[3], b[0], nil, false},  // not through the exit
+		{b[0], b[4], nil, false},  // unreachable
+		{b[4], b[3], nil, false},  // b4 loops
+	} {
+		if got := g.Reaches(tt.from, tt.to, tt.avoid); got != tt.want {
+			t.Errorf("Reaches(%s, %s, %v) = %v, want %v", tt.from, tt.to, tt.avoid, got, tt.want)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []in
 		top.pc = rc
 		var first, later []int
 		for _, t := range order {
-			if t != -1 && t != rc && divergence.Reaches(g, g.Blocks[t], b, br.Reconv) {
+			if t != -1 && t != rc && g.Reaches(g.Blocks[t], b, br.Reconv) {
 				later = append(later, t)
 			} else {
 				first = append(first, t)

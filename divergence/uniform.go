@@ -371,28 +371,6 @@ func region(g *cfg.Graph, b, r *cfg.Block) []*cfg.Block {
 	return out
 }
 
-// reaches reports whether from reaches to without going through avoid
-// (from == to counts).
-func reaches(g *cfg.Graph, from, to, avoid *cfg.Block) bool {
-	seen := make([]bool, len(g.Blocks)+1)
-	stack := []*cfg.Block{from}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == to {
-			return true
-		}
-		if x == avoid || x == g.Exit || seen[x.Index] {
-			continue
-		}
-		seen[x.Index] = true
-		for _, e := range x.Succs {
-			stack = append(stack, e.To)
-		}
-	}
-	return false
-}
-
 // loopsLeft returns the loops containing b but not r (innermost first),
 // and whether more than one distinct side of b comes back to b before r.
 func loopsLeft(g *cfg.Graph, b, r *cfg.Block) ([]*cfg.Loop, bool) {
@@ -404,7 +382,7 @@ func loopsLeft(g *cfg.Graph, b, r *cfg.Block) ([]*cfg.Loop, bool) {
 	}
 	back := 0
 	for _, s := range sides(b) {
-		if s != r && reaches(g, s, b, r) {
+		if s != r && g.Reaches(s, b, r) {
 			back++
 		}
 	}

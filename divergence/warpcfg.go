@@ -275,7 +275,7 @@ func (w *warpBuilder) expand(i int) error {
 		if dup || t == r {
 			continue
 		}
-		ss = append(ss, side{b: t, kind: e.Kind, loop: t != exitIdx && reaches(w.g, e.To, b, br.Reconv)})
+		ss = append(ss, side{b: t, kind: e.Kind, loop: t != exitIdx && w.g.Reaches(e.To, b, br.Reconv)})
 	}
 	var loopSides, exitSides []side
 	for _, x := range ss {

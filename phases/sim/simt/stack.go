@@ -129,7 +129,7 @@ func (gen *Generator) warp(w int, r *rand.Rand, shared map[*cfg.Block][]int, opt
 		top.pc = rc
 		var first, later []int
 		for _, t := range order {
-			if t != pcExit && t != rc && reachesAvoid(g, g.Blocks[t], b, br.Reconv) {
+			if t != pcExit && t != rc && g.Reaches(g.Blocks[t], b, br.Reconv) {
 				later = append(later, t)
 			} else {
 				first = append(first, t)
@@ -268,6 +268,18 @@ func (gen *Generator) choose(b *cfg.Block, class int, act []int, lanes []lane, t
 		t := b.Succs[s].To
 		return b.Loop != nil && t != gen.g.Exit && b.Loop.Contains(t)
 	}
+	// first returns, for MaxLoops, the first candidate that stays; -1
+	// otherwise.
+	first := func(cand []int) int {
+		if opt.MaxLoops {
+			for _, c := range cand {
+				if stays(c) {
+					return c
+				}
+			}
+		}
+		return -1
+	}
 	ns := len(b.Succs)
 	outcome := divergence.Unknown
 	br := gen.info.Branch(b)
@@ -306,15 +318,7 @@ func (gen *Generator) choose(b *cfg.Block, class int, act []int, lanes []lane, t
 			if len(cand) == 0 {
 				return fmt.Errorf("%s: every successor exceeds a loop bound (lane %d)", b, l)
 			}
-			s := -1
-			if opt.MaxLoops {
-				for _, c := range cand {
-					if stays(c) {
-						s = c
-						break
-					}
-				}
-			}
+			s := first(cand)
 			if s < 0 {
 				if ns == 2 && len(cand) == 2 {
 					s = 1
@@ -339,15 +343,7 @@ func (gen *Generator) choose(b *cfg.Block, class int, act []int, lanes []lane, t
 	if len(cand) == 0 {
 		return fmt.Errorf("%s: every successor exceeds a loop bound", b)
 	}
-	s := -1
-	if opt.MaxLoops {
-		for _, c := range cand {
-			if stays(c) {
-				s = c
-				break
-			}
-		}
-	}
+	s := first(cand)
 	if s < 0 && gen.decide[b] {
 		// Barrier-deciding: the k-th execution agrees across the block.
 		k := occ[b]
@@ -365,24 +361,4 @@ func (gen *Generator) choose(b *cfg.Block, class int, act []int, lanes []lane, t
 	}
 	setAll(s)
 	return nil
-}
-
-func reachesAvoid(g *cfg.Graph, from, to, avoid *cfg.Block) bool {
-	seen := map[*cfg.Block]bool{}
-	stack := []*cfg.Block{from}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == to {
-			return true
-		}
-		if x == avoid || x == g.Exit || seen[x] {
-			continue
-		}
-		seen[x] = true
-		for _, e := range x.Succs {
-			stack = append(stack, e.To)
-		}
-	}
-	return false
 }
