@@ -5,11 +5,13 @@
 // Two figures are computed for every section (docs/model.md gives the
 // proofs and the reason for two):
 //
-//   - Bound, the sound bound of gpuwcet's reference model:
-//     WUB(w) = duration(w) + Σ_{w' ≠ w} (InitSum(w') + Issued(w')),
-//     where InitSum is the sum of the initiation intervals of the
-//     instructions of w' in the section and Issued their number (one issue
-//     cycle each, which another warp may lose);
+//   - Bound, the sound bound of gpuwcet's reference model: WUB(w) =
+//     duration(w) + the interference of the other warps w', charged per
+//     resource r: a resource w uses (r ∈ R(w)) costs the others'
+//     initiation cycles InitSum_r(w') plus at most min(InitSum_r(w),
+//     Σ_{w'} Issued_r(w')) of their issue cycles; a resource w does not
+//     use costs only their issue cycles Issued_r(w') (SectionBound). It
+//     is never above the earlier rule Σ_{w'≠w} (InitSum(w') + Issued(w'));
 //   - GUB, the ECRTS 2025 formula:
 //     WUB(w) = duration(w) + Σ_{w' ≠ w} exec(w'),
 //     kept for comparison with the paper. Its published proof assumes that
@@ -18,7 +20,8 @@
 //     separates initiations that overlap in isolation, and it does not count
 //     lost issue slots; gpuwcet reports it but never uses it as the bound.
 //
-// Bound ≥ GUB always holds, because exec(w') ≤ InitSum(w').
+// Bound may be below GUB when other warps initiate on resources w does
+// not use.
 package bound
 
 import (
@@ -71,15 +74,17 @@ type Section struct {
 	Classes []*Warp // in the order of the profile's classes
 }
 
-// Warp is the bound of a class of identical warps in a section.
+// Warp is the bound of a class of identical warps in a section. The
+// embedded Charge holds its WUB and the interference charged to one of its
+// warps by the others, with the per-resource breakdown.
 type Warp struct {
-	Warps        []int
-	Duration     hwdesc.Cycles // isolated duration
-	Exec         hwdesc.Cycles // isolated exec phases
-	Interference hwdesc.Cycles // what one warp of the class costs another: InitSum + Issued
-	WUB          hwdesc.Cycles // sound warp bound
-	PaperWUB     hwdesc.Cycles // ECRTS 2025 warp bound
-	Phases       []phases.Phase
+	Warps    []int
+	Duration hwdesc.Cycles // isolated duration
+	Exec     hwdesc.Cycles // isolated exec phases
+	Load     hwdesc.Cycles // InitSum + Issued of one warp of the class
+	Charge
+	PaperWUB hwdesc.Cycles // ECRTS 2025 warp bound
+	Phases   []phases.Phase
 }
 
 // Compute computes the bound of a profile.
@@ -87,33 +92,28 @@ func Compute(p *phases.Profile) (*Result, error) {
 	r := &Result{Func: p.Func, HW: p.HW, NumWarps: p.NumWarps}
 	for s := 0; s < p.NumSections; s++ {
 		sec := &Section{Index: s}
-		var totInt, totExec hwdesc.Cycles
-		for _, c := range p.Classes {
+		var totExec hwdesc.Cycles
+		ts := make([]Terms, len(p.Classes))
+		for i, c := range p.Classes {
 			ps := c.Sections[s]
 			if sec.Barrier == nil {
 				sec.Barrier = ps.Barrier
 			}
-			m := hwdesc.Cycles(len(c.Warps))
-			intf := ps.InitSum + hwdesc.Cycles(ps.Issued)
-			var ok1, ok2 bool
-			totInt, ok1 = addMul(totInt, m, intf)
-			totExec, ok2 = addMul(totExec, m, ps.Exec)
-			if !ok1 || !ok2 {
+			var ok bool
+			totExec, ok = addMul(totExec, hwdesc.Cycles(len(c.Warps)), ps.Exec)
+			if !ok {
 				return nil, fmt.Errorf("bound: %s: section %d: bound overflows 64-bit cycles", p.Func, s)
 			}
-			sec.Classes = append(sec.Classes, &Warp{Warps: c.Warps, Duration: ps.Duration, Exec: ps.Exec, Interference: intf, Phases: ps.Phases})
+			ts[i] = Terms{Warps: len(c.Warps), Duration: ps.Duration, Load: ps.InitSum + hwdesc.Cycles(ps.Issued), Loads: ps.Loads}
+			sec.Classes = append(sec.Classes, &Warp{Warps: c.Warps, Duration: ps.Duration, Exec: ps.Exec, Load: ts[i].Load, Phases: ps.Phases})
 		}
-		ts := make([]Terms, len(sec.Classes))
-		for i, w := range sec.Classes {
-			ts[i] = Terms{Warps: len(w.Warps), Duration: w.Duration, Interference: w.Interference}
-		}
-		var wubs []hwdesc.Cycles
+		var cs []Charge
 		var err error
-		if sec.Bound, wubs, err = SectionBound(ts); err != nil {
+		if sec.Bound, cs, err = SectionBound(ts); err != nil {
 			return nil, fmt.Errorf("bound: %s: section %d: %w", p.Func, s, err)
 		}
 		for i, w := range sec.Classes {
-			w.WUB = wubs[i]
+			w.Charge = cs[i]
 			w.PaperWUB = w.Duration + totExec - w.Exec
 			sec.GUB = max(sec.GUB, w.PaperWUB)
 		}
@@ -128,42 +128,124 @@ func Compute(p *phases.Profile) (*Result, error) {
 }
 
 // Terms are what the sound bound needs of one class of identical warps in
-// one section: the number of warps, and upper bounds of the isolated
-// duration and of the interference InitSum + Issued of one warp. The static
-// multi-path analysis (package phases/static) passes maxima over paths.
+// one section: the number of warps, upper bounds of the isolated duration
+// and, per resource, of the instructions one warp issues there and of the
+// sum of their initiation intervals, and an upper bound of the warp's
+// whole InitSum + Issued. On a fixed path Load is the sum of the Loads; the
+// static multi-path analysis (package phases/static) passes maxima over
+// paths, each taken separately, so that Load may be below the sum.
 type Terms struct {
-	Warps        int
-	Duration     hwdesc.Cycles
-	Interference hwdesc.Cycles
+	Warps    int
+	Duration hwdesc.Cycles
+	Load     hwdesc.Cycles
+	Loads    []phases.Load // indexed by resource (phases.Op.Resource)
 }
 
-// SectionBound returns the sound bound of one section and the WUB of every
-// class: WUB(c) = Duration(c) + Σ_{other warps w'} Interference(w'), the
-// other warps being the Warps−1 other warps of c and all warps of the other
-// classes; the bound is the largest WUB (docs/model.md, "The bound and its
-// proof").
-func SectionBound(ts []Terms) (hwdesc.Cycles, []hwdesc.Cycles, error) {
-	var tot hwdesc.Cycles
+// Charge is the bound of one class in a section: its WUB and the
+// interference charged to one of its warps by all the other warps of the
+// block.
+type Charge struct {
+	WUB          hwdesc.Cycles // Duration + Interference
+	Interference hwdesc.Cycles // min(PerResource, WholePath)
+	// PerResource is the per-resource charge (the sum of ByRes), and
+	// WholePath the charge Σ_{w'} Load(w') of the coarser rule; they
+	// differ in the static analysis only, where per-resource maxima
+	// over paths may come from different paths.
+	PerResource, WholePath hwdesc.Cycles
+	// ByRes is the per-resource breakdown, by increasing resource, of
+	// every resource with a nonzero charge.
+	ByRes []ResCharge
+}
+
+// ResCharge is what the other warps are charged for one resource r.
+type ResCharge struct {
+	Res int  // resource index (phases.Op.Resource)
+	Own bool // the class uses r (r ∈ R(w))
+	// Init: the other warps' initiation cycles on r (r ∈ R(w)), 0
+	// otherwise. Issue: their issue cycles on r, Σ Issued_r(w') when
+	// r ∉ R(w), and min(InitSum_r(w), Σ Issued_r(w')) when r ∈ R(w).
+	Init, Issue hwdesc.Cycles
+}
+
+// SectionBound returns the sound bound of one section and the charge of
+// every class (docs/model.md, "The bound and its proof"): for a warp w of
+// class c, with R(w) the resources its class uses (Loads[r].InitSum > 0)
+// and the sums over the other warps of the block (the Warps−1 other warps
+// of c and all warps of the other classes),
+//
+//	WUB(w) = Duration(w) + min(WholePath, PerResource),
+//	PerResource = Σ_{r∈R(w)} [Σ_{w'} InitSum_r(w') + min(InitSum_r(w), Σ_{w'} Issued_r(w'))]
+//	            + Σ_{r∉R(w)} Σ_{w'} Issued_r(w'),
+//	WholePath   = Σ_{w'} Load(w').
+//
+// The section bound is the largest WUB.
+func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
+	var tot hwdesc.Cycles // Σ warps·Load
+	nres := 0
 	for _, t := range ts {
-		if t.Warps < 1 || t.Duration < 0 || t.Interference < 0 {
-			return 0, nil, fmt.Errorf("invalid section terms: %d warps, duration %d, interference %d", t.Warps, t.Duration, t.Interference)
+		if t.Warps < 1 || t.Duration < 0 || t.Load < 0 {
+			return 0, nil, fmt.Errorf("invalid section terms: %d warps, duration %d, load %d", t.Warps, t.Duration, t.Load)
 		}
-		var ok bool
-		if tot, ok = addMul(tot, hwdesc.Cycles(t.Warps), t.Interference); !ok {
-			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
-		}
-	}
-	var b hwdesc.Cycles
-	wubs := make([]hwdesc.Cycles, len(ts))
-	for i, t := range ts {
 		if t.Duration > math.MaxInt64/4 {
 			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
 		}
-		wubs[i] = t.Duration + tot - t.Interference
-		b = max(b, wubs[i])
+		var ok bool
+		if tot, ok = addMul(tot, hwdesc.Cycles(t.Warps), t.Load); !ok {
+			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+		}
+		nres = max(nres, len(t.Loads))
 	}
-	return b, wubs, nil
+	// Block totals per resource: Σ warps·InitSum_r and Σ warps·Issued_r.
+	totInit := make([]hwdesc.Cycles, nres)
+	totIss := make([]hwdesc.Cycles, nres)
+	for _, t := range ts {
+		for r, l := range t.Loads {
+			if l.Issued < 0 || l.InitSum < 0 {
+				return 0, nil, fmt.Errorf("invalid section terms: resource %d: issued %d, init sum %d", r, l.Issued, l.InitSum)
+			}
+			var ok1, ok2 bool
+			totInit[r], ok1 = addMul(totInit[r], hwdesc.Cycles(t.Warps), l.InitSum)
+			totIss[r], ok2 = addMul(totIss[r], hwdesc.Cycles(t.Warps), hwdesc.Cycles(l.Issued))
+			if !ok1 || !ok2 {
+				return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+			}
+		}
+	}
+	var b hwdesc.Cycles
+	cs := make([]Charge, len(ts))
+	for i, t := range ts {
+		c := Charge{WholePath: tot - t.Load}
+		for r := 0; r < nres; r++ {
+			var own load
+			if r < len(t.Loads) {
+				own = load{Issued: hwdesc.Cycles(t.Loads[r].Issued), InitSum: t.Loads[r].InitSum}
+			}
+			oInit, oIss := totInit[r]-own.InitSum, totIss[r]-own.Issued
+			rc := ResCharge{Res: r, Own: own.InitSum > 0}
+			if rc.Own {
+				rc.Init, rc.Issue = oInit, min(own.InitSum, oIss)
+			} else {
+				rc.Issue = oIss
+			}
+			if rc.Init+rc.Issue == 0 {
+				continue
+			}
+			c.PerResource += rc.Init + rc.Issue // each ≤ a block total ≤ MaxInt64/4
+			if c.PerResource > math.MaxInt64/4 {
+				return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+			}
+			c.ByRes = append(c.ByRes, rc)
+		}
+		c.Interference = min(c.PerResource, c.WholePath)
+		c.WUB = t.Duration + c.Interference
+		cs[i] = c
+		b = max(b, c.WUB)
+	}
+	return b, cs, nil
 }
+
+// load is a resource load in cycles (phases.Load with Issued as Cycles).
+type load struct{ Issued, InitSum hwdesc.Cycles }
 
 func addMul(acc, m, x hwdesc.Cycles) (hwdesc.Cycles, bool) {
 	if x != 0 && m > (math.MaxInt64/4)/x {
@@ -176,16 +258,24 @@ func addMul(acc, m, x hwdesc.Cycles) (hwdesc.Cycles, bool) {
 	return acc + v, true
 }
 
-// Check verifies the invariants of a result: every WUB is at least the
-// warp's duration and its paper WUB, section figures are the maxima, the
-// totals are the sums, and Bound ≥ GUB.
+// Check verifies the invariants of a result: every WUB is the warp's
+// duration plus its interference, the per-resource breakdown sums to the
+// per-resource charge, which on a fixed path is never above the
+// whole-path charge (so it is the interference), section figures are the
+// maxima and the totals are the sums. The bound may be below the ECRTS
+// 2025 GUB: an other warp's initiations on a resource w does not use are
+// not charged to w.
 func (r *Result) Check() error {
 	var b, g hwdesc.Cycles
 	for _, s := range r.Sections {
 		var mb, mg hwdesc.Cycles
 		for _, w := range s.Classes {
-			if w.WUB < w.Duration || w.WUB < w.PaperWUB || w.Interference < w.Exec {
-				return fmt.Errorf("section %d warp %d: WUB %d, paper %d, duration %d, interference %d < exec %d", s.Index, w.Warps[0], w.WUB, w.PaperWUB, w.Duration, w.Interference, w.Exec)
+			var sum hwdesc.Cycles
+			for _, rc := range w.ByRes {
+				sum += rc.Init + rc.Issue
+			}
+			if w.WUB != w.Duration+w.Interference || sum != w.PerResource || w.Interference != w.PerResource || w.PerResource > w.WholePath || w.Load < w.Exec {
+				return fmt.Errorf("section %d warp %d: WUB %d, duration %d, interference %d, per resource %d (breakdown %d), whole path %d, load %d < exec %d", s.Index, w.Warps[0], w.WUB, w.Duration, w.Interference, w.PerResource, sum, w.WholePath, w.Load, w.Exec)
 			}
 			mb, mg = max(mb, w.WUB), max(mg, w.PaperWUB)
 		}
@@ -195,7 +285,7 @@ func (r *Result) Check() error {
 		b += s.Bound
 		g += s.GUB
 	}
-	if b != r.Bound || g != r.GUB || r.Bound < r.GUB {
+	if b != r.Bound || g != r.GUB {
 		return fmt.Errorf("totals: bound %d GUB %d, sums %d %d", r.Bound, r.GUB, b, g)
 	}
 	return nil

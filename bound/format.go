@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 )
 
@@ -25,8 +26,8 @@ func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) err
 		}
 		b.WriteByte('\n')
 		for _, c := range s.Classes {
-			fmt.Fprintf(&b, "    warps %s (x%d): duration %d, exec %d, interference %d, WUB %d, ECRTS 2025 WUB %d\n",
-				phases.WarpList(c.Warps), len(c.Warps), c.Duration, c.Exec, c.Interference, c.WUB, c.PaperWUB)
+			fmt.Fprintf(&b, "    warps %s (x%d): duration %d, exec %d, interference %d%s, WUB %d, ECRTS 2025 WUB %d\n",
+				phases.WarpList(c.Warps), len(c.Warps), c.Duration, c.Exec, c.Interference, FormatCharge(c.Charge, r.HW), c.WUB, c.PaperWUB)
 			if withPhases {
 				for _, ph := range c.Phases {
 					fmt.Fprintf(&b, "      %-4s [%d,%d) %d\n", ph.Kind, ph.Start, ph.End(), ph.Dur)
@@ -74,14 +75,71 @@ type JSONSection struct {
 
 // JSONWarp is one class of identical warps in a section.
 type JSONWarp struct {
-	Warps        []int          `json:"warps"`
-	Count        int            `json:"count"`
-	Duration     int64          `json:"duration"`
-	Exec         int64          `json:"exec"`
-	Interference int64          `json:"interference"`
-	WUB          int64          `json:"wub"`
-	WUBPaper     int64          `json:"wub_paper"`
-	Phases       []phases.Phase `json:"phases"`
+	Warps    []int `json:"warps"`
+	Count    int   `json:"count"`
+	Duration int64 `json:"duration"`
+	Exec     int64 `json:"exec"`
+	// Load is InitSum + Issued of one warp of the class.
+	Load int64 `json:"load"`
+	// Interference is what the other warps are charged to one warp of
+	// the class (WUB − duration), broken down in ByResource.
+	Interference int64           `json:"interference"`
+	ByResource   []JSONResCharge `json:"interference_by_resource"`
+	WUB          int64           `json:"wub"`
+	WUBPaper     int64           `json:"wub_paper"`
+	Phases       []phases.Phase  `json:"phases"`
+}
+
+// JSONResCharge is the charge of one resource in a class's interference
+// (ResCharge).
+type JSONResCharge struct {
+	Resource string `json:"resource"` // hwdesc group, or unit when ungrouped
+	Own      bool   `json:"own"`      // the class uses the resource
+	Init     int64  `json:"init"`     // other warps' initiation cycles charged
+	Issue    int64  `json:"issue"`    // other warps' issue cycles charged
+}
+
+// NewJSONCharge returns the JSON breakdown of a charge.
+func NewJSONCharge(c Charge, hw *hwdesc.Desc) []JSONResCharge {
+	out := []JSONResCharge{}
+	for _, rc := range c.ByRes {
+		out = append(out, JSONResCharge{Resource: resName(hw, rc.Res), Own: rc.Own, Init: int64(rc.Init), Issue: int64(rc.Issue)})
+	}
+	return out
+}
+
+func resName(hw *hwdesc.Desc, r int) string {
+	if hw != nil && r >= 0 && r < len(hw.Units) {
+		return hw.GroupOf(r)
+	}
+	return fmt.Sprintf("resource%d", r)
+}
+
+// FormatCharge returns the compact text form of a charge's breakdown,
+// " (NAME INIT+ISSUE, ...)": INIT+ISSUE for a resource the class uses,
+// +ISSUE for one it does not; with a note when the whole-path charge,
+// smaller, was used. Empty when nothing is charged.
+func FormatCharge(c Charge, hw *hwdesc.Desc) string {
+	if len(c.ByRes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" (")
+	if c.Interference < c.PerResource {
+		fmt.Fprintf(&b, "whole path; per resource %d: ", c.PerResource)
+	}
+	for i, rc := range c.ByRes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if rc.Own {
+			fmt.Fprintf(&b, "%s %d+%d", resName(hw, rc.Res), rc.Init, rc.Issue)
+		} else {
+			fmt.Fprintf(&b, "%s +%d", resName(hw, rc.Res), rc.Issue)
+		}
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // NewJSON builds the JSON document of a result.
@@ -101,8 +159,8 @@ func NewJSON(r *Result, fset *token.FileSet, tool, version string) *JSON {
 			if ph == nil {
 				ph = []phases.Phase{}
 			}
-			js.Warps = append(js.Warps, JSONWarp{Warps: c.Warps, Count: len(c.Warps), Duration: int64(c.Duration), Exec: int64(c.Exec),
-				Interference: int64(c.Interference), WUB: int64(c.WUB), WUBPaper: int64(c.PaperWUB), Phases: ph})
+			js.Warps = append(js.Warps, JSONWarp{Warps: c.Warps, Count: len(c.Warps), Duration: int64(c.Duration), Exec: int64(c.Exec), Load: int64(c.Load),
+				Interference: int64(c.Interference), ByResource: NewJSONCharge(c.Charge, r.HW), WUB: int64(c.WUB), WUBPaper: int64(c.PaperWUB), Phases: ph})
 		}
 		j.Sections = append(j.Sections, js)
 	}

@@ -121,6 +121,18 @@ func (p *Profile) Check() error {
 			if int64(s.Exec) < int64(s.Issued) || s.Exec < s.MaxInit || s.InitSum < s.Exec {
 				return fmt.Errorf("warp %d section %d: exec %d outside [max(issued %d, max init %d), init sum %d]", c.Warps[0], s.Index, s.Exec, s.Issued, s.MaxInit, s.InitSum)
 			}
+			var li int64
+			var ls hwdesc.Cycles
+			for _, l := range s.Loads {
+				if l.Issued < 0 || int64(l.InitSum) < l.Issued {
+					return fmt.Errorf("warp %d section %d: resource load issued %d, init sum %d (init ≥ 1)", c.Warps[0], s.Index, l.Issued, l.InitSum)
+				}
+				li += l.Issued
+				ls += l.InitSum
+			}
+			if li != int64(s.Issued) || ls != s.InitSum {
+				return fmt.Errorf("warp %d section %d: resource loads sum to issued %d, init sum %d; section says %d and %d", c.Warps[0], s.Index, li, ls, s.Issued, s.InitSum)
+			}
 			dur -= s.Duration
 			exec -= s.Exec
 		}

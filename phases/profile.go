@@ -65,12 +65,35 @@ type Builder struct {
 	Issued  int           // instructions that issued
 	InitSum hwdesc.Cycles // sum of the initiation intervals
 	MaxInit hwdesc.Cycles // largest initiation interval
+	Loads   []Load        // per resource (Op.Resource), as long as the largest resource seen + 1
 }
 
-// Add records one issued instruction with initiation interval init.
-func (b *Builder) Add(t Timing, init hwdesc.Cycles) {
+// Load is a warp's use of one resource (initiation FIFO, Op.Resource) in
+// a section: the instructions it issues there and the sum of their
+// initiation intervals. The block bound charges per resource
+// (docs/model.md, "The bound and its proof").
+type Load struct {
+	Issued  int64         `json:"issued"`
+	InitSum hwdesc.Cycles `json:"init_sum"`
+}
+
+// AddLoad adds one instruction with initiation interval init on resource
+// res to loads (indexed by resource), growing it as needed.
+func AddLoad(loads []Load, res int, init hwdesc.Cycles) []Load {
+	for len(loads) <= res {
+		loads = append(loads, Load{})
+	}
+	loads[res].Issued++
+	loads[res].InitSum += init
+	return loads
+}
+
+// Add records one issued instruction with initiation interval init on
+// resource res.
+func (b *Builder) Add(t Timing, init hwdesc.Cycles, res int) {
 	b.Issued++
 	b.InitSum += init
+	b.Loads = AddLoad(b.Loads, res, init)
 	b.MaxInit = max(b.MaxInit, init)
 	b.end = max(b.end, t.Ready)
 	s, e := t.Start, t.Start+init
@@ -128,7 +151,11 @@ type Section struct {
 	Issued   int           `json:"issued"`   // instructions issued
 	InitSum  hwdesc.Cycles `json:"init_sum"` // sum of their initiation intervals
 	MaxInit  hwdesc.Cycles `json:"max_init"` // largest of their initiation intervals
-	Phases   []Phase       `json:"phases"`
+	// Loads are Issued and InitSum per resource, indexed by resource
+	// (Op.Resource: the first unit of the hwdesc group); resources past
+	// the end are unused. They sum to Issued and InitSum.
+	Loads  []Load  `json:"-"`
+	Phases []Phase `json:"phases"`
 
 	// Barrier is the barrier that ends the section, nil for the last one.
 	Barrier *isa.Instr `json:"-"`
@@ -221,7 +248,7 @@ func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain boo
 	flush := func(barrier *isa.Instr) {
 		ph, dur := b.Finish(st.End)
 		sec.Phases, sec.Duration, sec.Exec = ph, dur, b.Exec
-		sec.Issued, sec.InitSum, sec.MaxInit = b.Issued, b.InitSum, b.MaxInit
+		sec.Issued, sec.InitSum, sec.MaxInit, sec.Loads = b.Issued, b.InitSum, b.MaxInit, b.Loads
 		sec.Barrier = barrier
 		sec.Index = len(c.Sections)
 		c.Sections = append(c.Sections, sec)
@@ -242,7 +269,7 @@ func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain boo
 		}
 		t := Step(st, op)
 		if op.Unit != NoUnit {
-			b.Add(t, op.Init)
+			b.Add(t, op.Init, op.Resource())
 		}
 		if explain {
 			sec.Timings = append(sec.Timings, InstrTiming{Instr: op.Instr, Index: i, Unit: op.Unit, Timing: t})

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // WriteMarkdown writes the report for a certification reviewer, organised
@@ -122,7 +124,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		p("| %s | %d | %d | %s | %s | %s | %s |\n", code(k.Name), k.Warps, k.BoundCycles, ns, dl, margin, verdict)
 	}
-	b.WriteString("\nA bound is the sum over barrier sections of the largest per-class bound WUB = D + Σ other warps' I (item 6); nanoseconds at the clock of item 2.\n\n")
+	b.WriteString("\nA bound is the sum over barrier sections of the largest per-class bound WUB = D + I, I the interference of the other warps charged per resource (item 6); nanoseconds at the clock of item 2.\n\n")
 
 	// 6.
 	p("## 6. Breakdown\n\n")
@@ -135,18 +137,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		for _, c := range k.Classes {
 			p("| %s | %s |\n", c.Name, ints(c.Warps))
 		}
-		p("\nBarrier sections (D: isolated duration; I: interference the class causes; WUB: D + Σ other warps' I):\n\n")
-		p("| Section | From | To | Class | D | I | WUB | Section bound |\n|---:|---|---|---|---:|---:|---:|---:|\n")
+		p("\nBarrier sections (D: isolated duration; L: load InitSum + Issued of one warp; I: interference charged to one warp of the class by the others, per resource: initiation + issue cycles on a resource it uses, issue cycles on another; WUB: D + I):\n\n")
+		p("| Section | From | To | Class | D | L | I | I per resource | WUB | Section bound |\n|---:|---|---|---|---:|---:|---:|---|---:|---:|\n")
 		for i, s := range k.Sections {
 			for ci, c := range s.Classes {
 				name := ints(c.Warps)
 				if ci < len(k.Classes) {
 					name = k.Classes[ci].Name
 				}
-				p("| %d | %s | %s | %s | %d | %d | %d | %d |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Interference, c.WUB, s.BoundCycles)
+				p("| %d | %s | %s | %s | %d | %d | %d | %s | %d | %d |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Load, c.Interference, resCharges(c), c.WUB, s.BoundCycles)
 			}
 		}
-		p("\nPer-block contributions (per section and class, the worst path for I; I = COUNT × (INITSUM + ISSUED)):\n\n")
+		p("\nPer-block contributions (per section and class, the worst path for L; I = COUNT × (INITSUM + ISSUED), its share of L):\n\n")
 		p("| Section | Class | Block | Label | Lines | Count | Issued | InitSum | I | Share |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
 		for i, s := range k.Sections {
 			for ci, c := range s.Classes {
@@ -360,4 +362,26 @@ func shellJoin(argv []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// resCharges is the compact per-resource breakdown of a class's
+// interference: NAME INIT+ISSUE for a resource the class uses, NAME +ISSUE
+// for another; the whole-path charge is named when it was smaller.
+func resCharges(c static.JSONSegClass) string {
+	var parts []string
+	for _, rc := range c.ByResource {
+		if rc.Own {
+			parts = append(parts, fmt.Sprintf("%s %d+%d", rc.Resource, rc.Init, rc.Issue))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s +%d", rc.Resource, rc.Issue))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if c.Interference < c.PerResource {
+		s = fmt.Sprintf("whole path %d (per resource %d: %s)", c.WholePath, c.PerResource, s)
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -33,8 +33,10 @@ var analyzeCommand = &cli.Command{
 every path the loop bounds allow: device calls are inlined, warps are grouped
 into classes by the divergence analysis (--block, --grid, --arg), loop bounds
 are derived or read from --facts, and per barrier section every class's
-isolated duration D and interference I = InitSum + Issued are maximised over
-paths (docs/model.md, "Static multi-path analysis").
+isolated duration D and load InitSum + Issued (in total and per resource) are
+maximised over paths; a class's bound is D plus the interference I of the
+other warps, charged per resource (docs/model.md, "Static multi-path
+analysis").
 
 Exit codes: 0 bound computed (and within --deadline); 1 bad input; 2 not
 bounded (unbounded loop, irreducible loop, unresolved indirect branch or call,

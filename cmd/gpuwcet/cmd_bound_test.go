@@ -78,8 +78,10 @@ func TestBoundJSONAndErrors(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
 		t.Fatal(err)
 	}
-	// 14 + 31 × (10 + 4).
-	if j.BoundCycles != 448 || len(j.Sections) != 1 || j.Sections[0].Warps[0].Count != 32 || j.Sections[0].Warps[0].Phases[1].Kind != "idle" {
+	// 14 + 31 × 10 initiation cycles + Σ_r min(InitSum_r(w), 31 × Issued_r)
+	// issue cycles = 14 + 310 + (2 + 6 + 2) (the earlier rule charged
+	// 31 × (10 + 4): 448).
+	if j.BoundCycles != 334 || len(j.Sections) != 1 || j.Sections[0].Warps[0].Count != 32 || j.Sections[0].Warps[0].Phases[1].Kind != "idle" {
 		t.Errorf("unexpected JSON: %s", out.String())
 	}
 	for _, tc := range []struct {

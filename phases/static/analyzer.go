@@ -20,9 +20,11 @@ var Analyzer = &pass.Analyzer{
 
 The static pass inlines device calls, then bounds, per warp class of the
 divergence pass and over its warp-level CFG, the isolated duration D and
-the interference I = InitSum + Issued of every barrier section, each as a
-maximum over the paths the loop bounds (loops pass) allow; a section's bound
-is the largest D + Σ_{other warps} I, and the block bound the longest path
+the load InitSum + Issued, per resource and in total, of every barrier
+section, each as a maximum over the paths the loop bounds (loops pass)
+allow; a section's bound is the largest D + I, I the interference charged
+by the other warps per resource (bound.SectionBound), and the block bound
+the longest path
 over the barriers under the loop bounds, each crossing charged the bound of
 the section it ends (docs/model.md, "Static multi-path analysis"). It needs the block dimensions (pass.Launch.Block).`,
 	Requires:   []*pass.Analyzer{cfg.Analyzer, divergence.Analyzer, loops.Analyzer},
@@ -174,14 +176,15 @@ func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Resu
 }
 
 // Check verifies the invariants of a report: every segment's bound is the
-// largest WUB of its classes, each WUB is at least the class's duration,
+// largest WUB of its classes, each WUB is the class's duration plus its
+// interference, the smaller of the per-resource and whole-path charges,
 // and the bound is at least every segment bound.
 func (r *Report) Check() error {
 	for _, s := range r.Segments {
 		var m int64
 		for _, c := range s.Classes {
-			if c.WUB < c.Duration || c.Interference < 0 {
-				return fmt.Errorf("segment: WUB %d below duration %d", c.WUB, c.Duration)
+			if c.WUB != c.Duration+c.Interference || c.Interference < 0 || c.Interference > c.PerResource || c.Interference > c.WholePath {
+				return fmt.Errorf("segment: WUB %d, duration %d, interference %d, per resource %d, whole path %d", c.WUB, c.Duration, c.Interference, c.PerResource, c.WholePath)
 			}
 			m = max(m, int64(c.WUB))
 		}

@@ -45,16 +45,24 @@ type JSONSection struct {
 
 // JSONSegClass is one class's terms over a section.
 type JSONSegClass struct {
-	Warps        []int       `json:"warps"`
-	Duration     int64       `json:"duration"`
-	Interference int64       `json:"interference"`
-	WUB          int64       `json:"wub"`
-	Blocks       []JSONBlock `json:"blocks"`
+	Warps    []int `json:"warps"`
+	Duration int64 `json:"duration"`
+	// Load is L, the largest InitSum + Issued of one warp over the paths.
+	Load int64 `json:"load"`
+	// Interference is I, what the other warps are charged to one warp of
+	// the class (WUB − duration): the smaller of the per-resource charge
+	// (broken down in ByResource) and the whole-path charge Σ other L.
+	Interference int64                 `json:"interference"`
+	PerResource  int64                 `json:"interference_per_resource"`
+	WholePath    int64                 `json:"interference_whole_path"`
+	ByResource   []bound.JSONResCharge `json:"interference_by_resource"`
+	WUB          int64                 `json:"wub"`
+	Blocks       []JSONBlock           `json:"blocks"`
 }
 
 // JSONBlock is one row of the per-block contribution table
 // (wcet-conventions.md §3; BlockUse): a block range of the class's graph
-// on the worst path for I.
+// on the worst path for L.
 type JSONBlock struct {
 	Block       string   `json:"block"`        // block of the class's (warp-level) graph
 	ThreadBlock string   `json:"thread_block"` // the thread-level block it copies
@@ -62,11 +70,11 @@ type JSONBlock struct {
 	Lines       string   `json:"lines"`        // file:first-last line of the range
 	Instrs      [2]int   `json:"instrs"`       // range [lo, hi) of the block's instructions
 	Size        int      `json:"size"`         // instructions in the block
-	Count       int64    `json:"count"`        // executions on the worst path for I
+	Count       int64    `json:"count"`        // executions on the worst path for L
 	Issued      int      `json:"issued"`       // per execution
 	InitSum     int64    `json:"init_sum"`     // per execution
-	I           int64    `json:"i"`            // count × (init_sum + issued): share of the section's I
-	Share       float64  `json:"i_share"`      // i / the section's I (0 when I is 0), 4 decimals
+	I           int64    `json:"i"`            // count × (init_sum + issued): share of the class's load L
+	Share       float64  `json:"i_share"`      // i / L (0 when L is 0), 4 decimals
 	Delay       int64    `json:"d_delay"`      // largest End increase across one execution (informative)
 }
 
@@ -116,9 +124,11 @@ func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 	for _, s := range r.Segments {
 		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound)}
 		for _, c := range s.Classes {
-			jc := JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Interference: int64(c.Interference), WUB: int64(c.WUB), Blocks: []JSONBlock{}}
+			jc := JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Load: int64(c.Load), Interference: int64(c.Interference),
+				PerResource: int64(c.PerResource), WholePath: int64(c.WholePath), ByResource: bound.NewJSONCharge(c.Charge, r.HW),
+				WUB: int64(c.WUB), Blocks: []JSONBlock{}}
 			for _, u := range c.Blocks {
-				jc.Blocks = append(jc.Blocks, newJSONBlock(fset, u, int64(c.Interference)))
+				jc.Blocks = append(jc.Blocks, newJSONBlock(fset, u, int64(c.Load)))
 			}
 			js.Classes = append(js.Classes, jc)
 		}
@@ -231,11 +241,11 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, opts TextOptions) er
 	for _, c := range j.Classes {
 		fmt.Fprintf(&b, "  %s (%d warps)\n", c.Name, len(c.Warps))
 	}
-	b.WriteString("sections (bound = max over classes of D + Σ other warps' I):\n")
-	for _, s := range j.Sections {
+	b.WriteString("sections (bound = max over classes of D + I; I per resource: init+issue on a resource the class uses, +issue on another):\n")
+	for si, s := range j.Sections {
 		fmt.Fprintf(&b, "  %s -> %s  bound %d\n", s.From, s.To, s.BoundCycles)
 		for i, c := range s.Classes {
-			fmt.Fprintf(&b, "    %-14s D %d  I %d  WUB %d\n", j.Classes[i].Name, c.Duration, c.Interference, c.WUB)
+			fmt.Fprintf(&b, "    %-14s D %d  I %d%s  WUB %d\n", j.Classes[i].Name, c.Duration, c.Interference, bound.FormatCharge(r.Segments[si].Classes[i].Charge, r.HW), c.WUB)
 		}
 	}
 	if opts.Blocks {
@@ -272,10 +282,10 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, opts TextOptions) er
 // writeBlocks writes the per-block contribution tables: per section and
 // class, the block ranges on the worst path for I.
 func writeBlocks(b *strings.Builder, j *JSONKernel) {
-	b.WriteString("blocks (per section and class, the worst path for I: COUNT executions, ISSUED and INITSUM per execution, I = COUNT×(INITSUM+ISSUED) and its share of the section's I, DELAY = largest increase of the finish time across one execution):\n")
+	b.WriteString("blocks (per section and class, the worst path for the load L = InitSum+Issued: COUNT executions, ISSUED and INITSUM per execution, I = COUNT×(INITSUM+ISSUED) and its share of L, DELAY = largest increase of the finish time across one execution):\n")
 	for _, s := range j.Sections {
 		for i, c := range s.Classes {
-			fmt.Fprintf(b, "  %s -> %s  %s  I %d\n", s.From, s.To, j.Classes[i].Name, c.Interference)
+			fmt.Fprintf(b, "  %s -> %s  %s  L %d\n", s.From, s.To, j.Classes[i].Name, c.Load)
 			fmt.Fprintf(b, "    %-10s %-6s %-16s %-28s %12s %6s %7s %12s %7s %6s\n", "BLOCK", "THREAD", "LABEL", "LINES", "COUNT", "ISSUED", "INITSUM", "I", "SHARE", "DELAY")
 			for _, u := range c.Blocks {
 				label := "-"

@@ -99,7 +99,8 @@ func randomHW(r *rand.Rand) *hwdesc.Desc {
 
 // TestSoundAgainstConcretePaths: on single-warp random structured
 // programs, the static D and I of every barrier section are at least the
-// duration and InitSum+Issued of the same section of every concrete path
+// duration, InitSum+Issued and per-resource Issued and InitSum of the
+// same section of every concrete path (and the weights are exact)
 // allowed by the bounds, run through the engine with the redirect
 // semantics of a known path (phases.BuildClassPath, PathRedirects). The
 // "pipeline" variants draw a random hardware description per program
@@ -153,11 +154,12 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 				}
 				sum += u.I
 			}
-			if sum != int64(sc.Interference) {
-				t.Errorf("seed %d: block table sums to I %d, segment I %d\n%s", seed, sum, sc.Interference, src)
+			if sum != int64(sc.Load) {
+				t.Errorf("seed %d: block table sums to L %d, segment L %d\n%s", seed, sum, sc.Load, src)
 			}
 		}
 		maxD, maxI := map[segKey]hwdesc.Cycles{}, map[segKey]hwdesc.Cycles{}
+		maxL := map[segKey][]phases.Load{}
 		prepared := map[*isa.Instr]*phases.Op{}
 		n, complete, err := EnumeratePaths(k.g, boundsByLabel(g.bounds), 20000, func(path []*isa.Instr) bool {
 			ops := make([]*phases.Op, len(path))
@@ -184,11 +186,16 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 					return false
 				}
 				d, i := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
-				if d > sc.Duration || i > sc.Interference {
-					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: duration %d, interference %d; static D %d, I %d\n%s", seed, hw.Pipeline, len(path), s.Index, d, i, sc.Duration, sc.Interference, src)
+				if d > sc.Duration || i > sc.Load {
+					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: duration %d, load %d; static D %d, L %d\n%s", seed, hw.Pipeline, len(path), s.Index, d, i, sc.Duration, sc.Load, src)
+					return false
+				}
+				if !leqLoads(s.Loads, sc.Loads) {
+					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: resource loads %v above the static maxima %v\n%s", seed, hw.Pipeline, len(path), s.Index, s.Loads, sc.Loads, src)
 					return false
 				}
 				maxD[sk], maxI[sk] = max(maxD[sk], d), max(maxI[sk], i)
+				maxL[sk] = joinLoads(maxL[sk], s.Loads)
 			}
 			return true
 		})
@@ -204,8 +211,11 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 		checked++
 		allTight := true
 		for sk, sc := range seg {
-			if n > 0 && maxI[sk] != sc.Interference {
-				t.Errorf("seed %d: I %d is not the longest path weight %d (the weight analysis is exact)", seed, sc.Interference, maxI[sk])
+			if n > 0 && maxI[sk] != sc.Load {
+				t.Errorf("seed %d: L %d is not the longest path weight %d (the weight analysis is exact)", seed, sc.Load, maxI[sk])
+			}
+			if n > 0 && !(leqLoads(maxL[sk], sc.Loads) && leqLoads(sc.Loads, maxL[sk])) {
+				t.Errorf("seed %d: resource loads %v are not the longest path weights %v (the weight analysis is exact)", seed, sc.Loads, maxL[sk])
 			}
 			allTight = allTight && maxD[sk] == sc.Duration
 		}

@@ -89,12 +89,18 @@ type Segment struct {
 // SegClass is the bound of one class of warps over a segment: maxima over
 // every path of the class's graph from From to To.
 type SegClass struct {
-	Warps        []int
-	Duration     hwdesc.Cycles // D: isolated duration
-	Interference hwdesc.Cycles // I: InitSum + Issued
-	WUB          hwdesc.Cycles // D + Σ_{other warps} I
+	Warps    []int
+	Duration hwdesc.Cycles // D: isolated duration
+	Load     hwdesc.Cycles // L: InitSum + Issued of one warp
+	// Loads are the per-resource maxima of Issued and InitSum (indexed
+	// by resource), each over every path separately.
+	Loads []phases.Load
+	// Charge holds WUB = D + Interference, the interference charged to
+	// one warp of the class by the other warps of the block
+	// (bound.SectionBound), and its per-resource breakdown.
+	bound.Charge
 	// Blocks is the per-block contribution table of the segment: the
-	// block ranges on the worst path for I, in block order.
+	// block ranges on the worst path for L, in block order.
 	Blocks []BlockUse
 
 	wit *witness
@@ -164,7 +170,7 @@ func Analyze(in *Input) (*Result, error) {
 			return nil, err
 		}
 		w := &walker{g: cg, ops: ops, d: d, timed: true, stop: true, bound: loopBound,
-			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference,
+			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference, loads: true,
 			pipe: in.Engine.HW().Pipeline, track: true, delay: map[blockRange]hwdesc.Cycles{}}
 		segs[ci] = map[segKey]*SegClass{}
 		todo := []*isa.Instr{nil}
@@ -183,7 +189,7 @@ func Analyze(in *Input) (*Result, error) {
 			}
 			add := func(to *isa.Instr, v *val) {
 				sk := segKey{from, to}
-				segs[ci][sk] = &SegClass{Warps: c.Warps, Duration: v.s.End, Interference: hwdesc.Cycles(v.i), wit: v.wit}
+				segs[ci][sk] = &SegClass{Warps: c.Warps, Duration: v.s.End, Load: hwdesc.Cycles(v.i), Loads: v.l, wit: v.wit}
 				if !seen[sk] {
 					seen[sk] = true
 					keys = append(keys, sk)
@@ -232,14 +238,14 @@ func Analyze(in *Input) (*Result, error) {
 		for ci := range in.Classes {
 			sc := segs[ci][sk]
 			s.Classes = append(s.Classes, sc)
-			ts[ci] = bound.Terms{Warps: len(sc.Warps), Duration: sc.Duration, Interference: sc.Interference}
+			ts[ci] = bound.Terms{Warps: len(sc.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}
 		}
-		b, wubs, err := bound.SectionBound(ts)
+		b, cs, err := bound.SectionBound(ts)
 		if err != nil {
 			return nil, &Error{Pos: segPos(fset, g, sk), Msg: err.Error()}
 		}
-		for ci, x := range wubs {
-			s.Classes[ci].WUB = x
+		for ci, x := range cs {
+			s.Classes[ci].Charge = x
 		}
 		s.Bound = b
 		res.Segments = append(res.Segments, s)
@@ -273,7 +279,7 @@ func Analyze(in *Input) (*Result, error) {
 	return res, nil
 }
 
-// interference is the weight of an instruction in I = InitSum + Issued.
+// interference is the weight of an instruction in L = InitSum + Issued.
 func interference(op *phases.Op) int64 {
 	if !op.Issues() {
 		return 0

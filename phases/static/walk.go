@@ -25,12 +25,13 @@ const maxWalkNodes = 1 << 22 // guard against pathological nesting
 
 // val is the abstract value at a program point: an upper bound of the
 // warp's timing state (nil when time is not tracked) and of the weight
-// accumulated so far (the interference weight InitSum + Issued), or, on
+// accumulated so far (the load InitSum + Issued, and per resource in l), or, on
 // the barrier path, the context vector of the section bounds crossed so
 // far (sections.go). ok is false for "unreachable".
 type val struct {
 	s   *phases.State
 	i   int64
+	l   []phases.Load // per-resource weights (walkers with loads set), each an independent longest path; shared, copied on write
 	ok  bool
 	wit *witness // a path realising i (walkers with track set), nil otherwise
 	c   ctxVec   // the barrier path's context vector (walkers with sect set), nil otherwise
@@ -42,7 +43,7 @@ func (v *val) join(o val) {
 		return
 	}
 	if !v.ok {
-		*v = val{i: o.i, ok: true, wit: o.wit}
+		*v = val{i: o.i, ok: true, wit: o.wit, l: o.l}
 		if o.s != nil {
 			v.s = o.s.Clone()
 		}
@@ -63,6 +64,55 @@ func (v *val) join(o val) {
 	if o.i > v.i {
 		v.i, v.wit = o.i, o.wit // ties keep the first path met (deterministic order)
 	}
+	v.l = joinLoads(v.l, o.l)
+}
+
+// joinLoads returns the entrywise maximum of a and b, without modifying
+// either (a or b itself when it is already the maximum).
+func joinLoads(a, b []phases.Load) []phases.Load {
+	if len(b) <= len(a) && leqLoads(b, a) {
+		return a
+	}
+	if len(a) <= len(b) && leqLoads(a, b) {
+		return b
+	}
+	out := make([]phases.Load, max(len(a), len(b)))
+	copy(out, a)
+	for r, x := range b {
+		out[r].Issued = max(out[r].Issued, x.Issued)
+		out[r].InitSum = max(out[r].InitSum, x.InitSum)
+	}
+	return out
+}
+
+// leqLoads reports whether a ≤ b entrywise (missing entries are 0).
+func leqLoads(a, b []phases.Load) bool {
+	for r, x := range a {
+		var y phases.Load
+		if r < len(b) {
+			y = b[r]
+		}
+		if x.Issued > y.Issued || x.InitSum > y.InitSum {
+			return false
+		}
+	}
+	return true
+}
+
+// mulAddLoads returns a + m·b entrywise, false on overflow (the head room
+// of mulAdd).
+func mulAddLoads(a []phases.Load, m int64, b []phases.Load) ([]phases.Load, bool) {
+	out := make([]phases.Load, max(len(a), len(b)))
+	copy(out, a)
+	for r, x := range b {
+		i, ok1 := mulAdd(out[r].Issued, m, x.Issued)
+		s, ok2 := mulAdd(int64(out[r].InitSum), m, int64(x.InitSum))
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		out[r] = phases.Load{Issued: i, InitSum: hwdesc.Cycles(s)}
+	}
+	return out, true
 }
 
 // walker runs the structural analysis over one graph.
@@ -73,6 +123,10 @@ type walker struct {
 	timed  bool // track the timing state
 	stop   bool // segment mode: stop at block-wide barriers; loops holding one are walked, not summarised
 	weight func(op *phases.Op) int64
+	// loads: also compute, per resource, the longest path for the
+	// instructions issued there and for their initiation intervals
+	// (val.l), each a weight like weight.
+	loads  bool
 	hasBar []bool // by loop index: the loop's body holds a block-wide barrier
 	bound  func(l *cfg.Loop) (int64, error)
 	cache  map[string][]exitVal
@@ -409,6 +463,7 @@ func (w *walker) cycleError(n int) error {
 func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, error) {
 	var last phases.Timing
 	var end0 hwdesc.Cycles
+	owned := false // v.l is a private copy
 	if v.s != nil {
 		end0 = v.s.End
 	}
@@ -435,6 +490,17 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 				return last, &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles"}
 			}
 			v.i = x
+		}
+		if w.loads && op.Issues() {
+			// Copy on write, once per range: v.l may be shared with
+			// other values. Each entry stays below v.i (init ≥ 1),
+			// checked above.
+			if !owned {
+				l := make([]phases.Load, len(v.l), max(len(v.l), w.d.units))
+				copy(l, v.l)
+				v.l, owned = l, true
+			}
+			v.l = phases.AddLoad(v.l, op.Resource(), op.Init)
 		}
 	}
 	if w.track {
@@ -489,6 +555,11 @@ func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
 			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
 		}
 		v.i = x
+		if w.loads {
+			if v.l, ok = mulAddLoads(in.l, 1, ev.v.l); !ok {
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
+			}
+		}
 		v.wit = in.wit
 		if ev.v.wit != nil {
 			v.wit = &witness{prev: in.wit, sub: ev.v.wit, mult: 1}
@@ -583,6 +654,13 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C)}
 		}
 		v.i = x
+		if w.loads {
+			// Each resource's weight is a longest path of its own, in
+			// the same form: B−1 iterations coming back, one leaving.
+			if v.l, ok = mulAddLoads(fv.l, B-1, first.back.l); !ok {
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times a resource weight overflows 64-bit cycles", B)}
+			}
+		}
 		if w.track {
 			// The weight's path: B−1 iterations coming back, then one
 			// leaving by e.
