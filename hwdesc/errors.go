@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -123,6 +125,10 @@ func (e *SyntaxError) ErrorWithPosition() string {
 	// Drop the library's own first line, which repeats the message.
 	if _, rest, ok := strings.Cut(s, "\n\n"); ok {
 		s = rest
+	}
+	// An excerpt of a binary file would write its bytes to the terminal.
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
+		return e.Error()
 	}
 	return e.Error() + "\n\n" + strings.TrimRight(s, "\n")
 }

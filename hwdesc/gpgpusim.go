@@ -61,6 +61,10 @@ type simConfig struct {
 	errs ErrorList
 }
 
+// maxLineErrors is how many malformed lines readSimConfig reports before it
+// stops.
+const maxLineErrors = 10
+
 // readSimConfig reads "-option value # comment" lines. Lines that are not
 // options are errors; the values are only checked when read.
 func readSimConfig(file string, r io.Reader) (*simConfig, error) {
@@ -80,6 +84,11 @@ func readSimConfig(file string, r io.Reader) (*simConfig, error) {
 		}
 		if line[0] != '-' || len(line) == 1 {
 			c.errs.add(file, n, "expected \"-option value\", found %q", trunc(line))
+			if len(c.errs) == maxLineErrors {
+				// Not a config (a binary file has thousands of lines).
+				c.errs.add(file, n, "too many errors; the rest of the file is not read")
+				return nil, c.errs.Err()
+			}
 			continue
 		}
 		var name, val string

@@ -168,6 +168,7 @@ func TestImportErrors(t *testing.T) {
 		{"latency below initiation", base + impostor + "-ptx_opcode_latency_sfu 4\n-ptx_opcode_initiation_sfu 8\n", 0, "latency 4 < initiation 8"},
 		{"misspelt tensor", base + impostor + "-ptx_opcode_latency_tensor 64\n", 0, "spells this option -ptx_opcode_latency_tesnor"},
 		{"not an option", base + "hello\n", 0, "gpgpusim.config:7: expected \"-option value\""},
+		{"not a config", strings.Repeat("hello\n", 1000), 0, "gpgpusim.config:10: too many errors"},
 		{"missing clock", "-gpgpu_num_sp_units 1\n", 0, "-gpgpu_clock_domains is missing"},
 		{"bad clock", strings.Replace(base, "930:", "fast:", 1) + impostor, 0, "gpgpusim.config:1: -gpgpu_clock_domains"},
 		{"bad specialized unit", base + "-specialized_unit_1 1,1,5\n", 0, "gpgpusim.config:7: -specialized_unit_1"},
@@ -179,6 +180,8 @@ func TestImportErrors(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: error = %v, want %q", tt.name, err, tt.want)
+		case err != nil && strings.Count(err.Error(), "\n") > maxLineErrors:
+			t.Errorf("%s: %d error lines, want at most %d", tt.name, strings.Count(err.Error(), "\n")+1, maxLineErrors+1)
 		case tt.want == "" && tt.mem > 0:
 			u := d.Units[d.UnitIndex("gmem")]
 			if u.Init+u.Lat != tt.mem || d.MemLatency != tt.mem {

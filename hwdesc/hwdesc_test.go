@@ -47,6 +47,11 @@ func TestDecodeErrorTypes(t *testing.T) {
 			var e *SyntaxError
 			return errors.As(err, &e) && e.Line == 1 && e.Col > 0 && strings.Contains(e.ErrorWithPosition(), "^")
 		}},
+		{"binary", "\x7fELF\x02\x01\x01\x00\xc9H\n\x00\x00", func(err error) bool {
+			// No excerpt of the bytes of a binary file.
+			var e *SyntaxError
+			return errors.As(err, &e) && e.Line == 1 && e.ErrorWithPosition() == e.Error()
+		}},
 		{"validation", "name = \"t\"\nclock_mhz = 1\ndefault_unit = \"u\"\n[[unit]]\nname = \"u\"\ninit = 0\nlat = 0\n", func(err error) bool {
 			var e ErrorList
 			return errors.As(err, &e) && len(e) == 1 && e[0].Line == 6
