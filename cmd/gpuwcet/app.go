@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
 // version is the tool version, reported in JSON outputs and reports.
@@ -56,13 +59,45 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // run executes the command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	// urfave/cli reports an unknown command as a missing help topic
+	// with exit code 3, which is the deadline verdict here.
+	var unknown error
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		if parent := c.Command.FullName(); parent != "" && parent != c.App.Name {
+			unknown = codef(ExitBadInput, "%s: unknown command %q (see %s %s --help)", parent, name, c.App.Name, parent)
+		} else {
+			unknown = codef(ExitBadInput, "unknown command %q (see %s --help)", name, c.App.Name)
+		}
+	}
 	err := app.Run(args)
+	if err == nil {
+		err = unknown
+	}
 	if err != nil {
-		msg := err.Error()
+		msg := errorLines(err)
 		if !strings.HasPrefix(msg, "gpuwcet:") {
 			msg = "gpuwcet: " + msg
 		}
 		fmt.Fprintln(stderr, strings.TrimRight(msg, "\n"))
 	}
 	return exitCode(err)
+}
+
+// errorLines is err's message with the errors of a front end's list one
+// per line (ErrorList.Error shows only the first).
+func errorLines(err error) string {
+	msg := err.Error()
+	var list isa.ErrorList
+	if !errors.As(err, &list) || len(list) < 2 {
+		return msg
+	}
+	prefix, ok := strings.CutSuffix(msg, list.Error())
+	if !ok {
+		return msg
+	}
+	lines := make([]string, len(list))
+	for i, e := range list {
+		lines[i] = e.Error()
+	}
+	return prefix + strings.Join(lines, "\n")
 }

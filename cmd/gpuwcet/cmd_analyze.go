@@ -157,7 +157,7 @@ func analyzeAction(c *cli.Context) error {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
 		}
-		diags = append(diags, fmt.Sprintf("%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category))
+		diags = append(diags, diagLine(file.Fset, d))
 		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
 		if d.Severity == pass.Error {
 			errorDiag[d.Func] = true
@@ -267,7 +267,8 @@ func analyzeAction(c *cli.Context) error {
 	for _, o := range []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"}} {
 		if fp := c.String(o.flag); fp != "" {
 			var b bytes.Buffer
-			if err := writeReport(&b, o.format, data, parsed); err == nil {
+			err := writeReport(&b, o.format, data, parsed)
+			if err == nil {
 				err = os.WriteFile(fp, b.Bytes(), 0o644)
 			}
 			if err != nil {

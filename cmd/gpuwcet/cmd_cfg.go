@@ -74,6 +74,13 @@ func cfgAction(c *cli.Context) error {
 	opts := pass.Options{AllFuncs: c.Bool("all-funcs"), Check: c.Bool("check")}
 	warp := c.Bool(warpFlagName)
 	roots := []*pass.Analyzer{cfg.Analyzer}
+	if !warp {
+		for _, f := range []string{blockFlag.Name, gridFlag.Name, argFlag.Name} {
+			if c.IsSet(f) {
+				return codef(ExitBadInput, "cfg: --%s needs --warp (the launch configuration resolves branches per warp)", f)
+			}
+		}
+	}
 	if warp {
 		l, err := launchFromFlags(c)
 		if err != nil {
@@ -109,7 +116,7 @@ func cfgAction(c *cli.Context) error {
 			return codef(ExitBadInput, "cfg: %v", err)
 		}
 		for _, d := range res.Diagnostics() {
-			fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category)
+			fmt.Fprint(c.App.ErrWriter, diagLine(file.Fset, d))
 		}
 		if err := res.Err(); err != nil {
 			return withCode(ExitBadInput, err)

@@ -96,6 +96,9 @@ func splitInts(s, what string) ([]int, error) {
 }
 
 func runTightness(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return codef(ExitBadInput, "experiment tightness takes no arguments (listings go to --kernels)")
+	}
 	lats, err := splitInts(c.String("latencies"), "latencies")
 	if err != nil {
 		return codef(ExitBadInput, "experiment tightness: %v", err)
@@ -103,6 +106,11 @@ func runTightness(c *cli.Context) error {
 	warpCounts, err := splitInts(c.String("warps"), "warps")
 	if err != nil {
 		return codef(ExitBadInput, "experiment tightness: %v", err)
+	}
+	for _, w := range warpCounts {
+		if err := checkWarps("experiment tightness", w); err != nil {
+			return err
+		}
 	}
 	var pols []sim.Policy
 	for _, p := range strings.Split(c.String("policies"), ",") {

@@ -200,6 +200,9 @@ func writeSGEMMTable(w io.Writer, rows []sgemmRow, pols []sim.Policy) {
 }
 
 func runSGEMM(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return codef(ExitBadInput, "experiment sgemm takes no arguments (the listing goes to --ptx)")
+	}
 	lats, err := splitInts(c.String("latencies"), "latencies")
 	if err != nil {
 		return codef(ExitBadInput, "experiment sgemm: %v", err)
@@ -207,6 +210,11 @@ func runSGEMM(c *cli.Context) error {
 	warps, err := splitInts(c.String("warps"), "warps")
 	if err != nil {
 		return codef(ExitBadInput, "experiment sgemm: %v", err)
+	}
+	for _, w := range warps {
+		if err := checkWarps("experiment sgemm", w); err != nil {
+			return err
+		}
 	}
 	var pols []sim.Policy
 	for _, p := range strings.Split(c.String("policies"), ",") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -13,7 +12,6 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
-	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
 var factsCommand = &cli.Command{
@@ -69,15 +67,13 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 	Flags: []cli.Flag{
 		inputFormatFlag,
 		&cli.StringFlag{Name: "facts", Usage: "flow facts `FILE` (TOML, docs/facts.md)", Category: catInput},
-		&cli.StringFlag{Name: "block", Usage: "threads per block, `X[xYxZ]`", Category: catTarget},
-		&cli.StringFlag{Name: "grid", Usage: "blocks per grid, `X[xYxZ]`", Category: catTarget},
-		&cli.StringSliceFlag{Name: "arg", Usage: "kernel argument `NAME=VALUE` (parameter name as in the listing)", Category: catTarget},
+		blockFlag, gridFlag, argFlag,
 	},
 	Action: func(c *cli.Context) error {
 		if c.NArg() != 1 {
 			return codef(ExitBadInput, "facts check: want exactly one FILE, got %d", c.NArg())
 		}
-		launch, err := factsLaunch(c)
+		launch, err := launchFromFlags(c)
 		if err != nil {
 			return withCode(ExitBadInput, fmt.Errorf("facts check: %w", err))
 		}
@@ -151,55 +147,4 @@ func factsLoad(c *cli.Context, path string) (*isa.File, string, []*cfg.Graph, er
 		gs = append(gs, g)
 	}
 	return file, loops.SHA256(src), gs, nil
-}
-
-// factsLaunch reads --block, --grid and --arg.
-func factsLaunch(c *cli.Context) (pass.Launch, error) {
-	var l pass.Launch
-	var err error
-	if l.Block, err = parseDims(c.String("block")); err != nil {
-		return l, fmt.Errorf("--block: %w", err)
-	}
-	if l.Grid, err = parseDims(c.String("grid")); err != nil {
-		return l, fmt.Errorf("--grid: %w", err)
-	}
-	for _, a := range c.StringSlice("arg") {
-		name, val, ok := strings.Cut(a, "=")
-		if !ok || name == "" {
-			return l, fmt.Errorf("--arg %q: want NAME=VALUE", a)
-		}
-		v, err := strconv.ParseInt(strings.TrimSpace(val), 0, 64)
-		if err != nil {
-			return l, fmt.Errorf("--arg %s: %q is not an integer", name, val)
-		}
-		if l.Args == nil {
-			l.Args = map[string]int64{}
-		}
-		if _, dup := l.Args[name]; dup {
-			return l, fmt.Errorf("--arg %s given twice", name)
-		}
-		l.Args[name] = v
-	}
-	return l, nil
-}
-
-// parseDims parses "256", "16x16" or "8x8x4"; "" is unknown (zeros).
-func parseDims(s string) ([3]int, error) {
-	var d [3]int
-	if s == "" {
-		return d, nil
-	}
-	parts := strings.Split(s, "x")
-	if len(parts) > 3 {
-		return d, fmt.Errorf("%q: want X, XxY or XxYxZ", s)
-	}
-	d = [3]int{1, 1, 1}
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v <= 0 {
-			return d, fmt.Errorf("%q: dimension %q is not a positive integer", s, p)
-		}
-		d[i] = v
-	}
-	return d, nil
 }

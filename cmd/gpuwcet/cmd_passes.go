@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,9 @@ var passesCommand = &cli.Command{
 		&cli.BoolFlag{Name: "markdown", Usage: "print Markdown", Category: catOutput},
 	},
 	Action: func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return codef(ExitBadInput, "passes takes no arguments")
+		}
 		if err := pass.Validate(suite); err != nil {
 			return codef(ExitBadInput, "internal error: %v", err)
 		}
@@ -51,4 +55,15 @@ var passesCommand = &cli.Command{
 		}
 		return nil
 	},
+}
+
+// diagLine formats a pass diagnostic for standard error, one line:
+// "file:line:col: severity: message (category)". A diagnostic without a
+// position in the listing (its message names its own, e.g. a line of the
+// facts file) starts with the severity.
+func diagLine(fset *token.FileSet, d pass.Diagnostic) string {
+	if pos := pass.Position(fset, d.Pos); pos.IsValid() {
+		return fmt.Sprintf("%s: %s: %s (%s)\n", pos, d.Severity, d.Message, d.Category)
+	}
+	return fmt.Sprintf("%s: %s (%s)\n", d.Severity, d.Message, d.Category)
 }

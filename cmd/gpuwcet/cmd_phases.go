@@ -79,8 +79,8 @@ func runTiming(c *cli.Context, root *pass.Analyzer, explain bool) (*isa.File, *p
 	default:
 		return nil, nil, codef(ExitBadInput, "%s: unknown --format %q (want text or json)", name, f)
 	}
-	if c.Int("warps") < 0 {
-		return nil, nil, codef(ExitBadInput, "%s: --warps must be positive, got %d", name, c.Int("warps"))
+	if err := checkWarps(name, c.Int("warps")); err != nil {
+		return nil, nil, err
 	}
 	hw, err := hwdesc.Resolve(c.String("hw"))
 	if err != nil {
@@ -108,7 +108,7 @@ func runTiming(c *cli.Context, root *pass.Analyzer, explain bool) (*isa.File, *p
 		return nil, nil, codef(ExitBadInput, "%s: %v", name, err)
 	}
 	for _, d := range res.Diagnostics() {
-		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", pass.Position(file.Fset, d.Pos), d.Severity, d.Message, d.Category)
+		fmt.Fprint(c.App.ErrWriter, diagLine(file.Fset, d))
 	}
 	if err := res.Err(); err != nil {
 		return nil, nil, withCode(ExitBadInput, err)

@@ -74,8 +74,8 @@ and exits with code 4 when the makespan exceeds its bound.`,
 		if format != "text" && format != "json" {
 			return codef(ExitBadInput, "simulate: unknown --format %q (want text or json)", format)
 		}
-		if c.Int("warps") < 0 {
-			return codef(ExitBadInput, "simulate: --warps must be positive, got %d", c.Int("warps"))
+		if err := checkWarps("simulate", c.Int("warps")); err != nil {
+			return err
 		}
 		pol, err := sim.ParsePolicy(c.String("policy"))
 		if err != nil {

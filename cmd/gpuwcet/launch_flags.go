@@ -39,6 +39,10 @@ func launchFromFlags(c *cli.Context) (pass.Launch, error) {
 		if l.Block, err = parseLaunchDims(s); err != nil {
 			return l, fmt.Errorf("--block: %v", err)
 		}
+		b := l.Block
+		if max(b[0], b[1], b[2]) > maxBlockThreads || b[0]*b[1]*b[2] > maxBlockThreads {
+			return l, fmt.Errorf("--block: %q: a thread block has at most %d threads", s, maxBlockThreads)
+		}
 	}
 	if s := c.String(gridFlag.Name); s != "" {
 		if l.Grid, err = parseLaunchDims(s); err != nil {
@@ -64,6 +68,22 @@ func launchFromFlags(c *cli.Context) (pass.Launch, error) {
 		l.Args[name] = v
 	}
 	return l, nil
+}
+
+// maxBlockThreads is CUDA's limit on the threads of a block (every compute
+// capability since 2.0); maxBlockWarps the warps of such a block.
+const (
+	maxBlockThreads = 1024
+	maxBlockWarps   = maxBlockThreads / 32
+)
+
+// checkWarps checks a --warps value of command name: 0 (not given) or a
+// warp count a thread block can have.
+func checkWarps(name string, n int) error {
+	if n < 0 || n > maxBlockWarps {
+		return codef(ExitBadInput, "%s: --warps %d: want 1 to %d (a thread block has at most %d threads)", name, n, maxBlockWarps, maxBlockThreads)
+	}
+	return nil
 }
 
 // parseLaunchDims parses "X", "XxY" or "XxYxZ" with positive integers; missing

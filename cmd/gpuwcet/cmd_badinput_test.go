@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badInputFiles writes the malformed inputs of TestBadInput into dir.
+func badInputFiles(t *testing.T, dir string) {
+	t.Helper()
+	saxpy, err := os.ReadFile("../../examples/saxpy/kernel.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"empty.ptx":  "",
+		"binary.bin": "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00\n\x00\x01",
+		// Cut in the middle of the body: a label is missing and the body
+		// is not closed (two errors, both printed).
+		"trunc.ptx":  ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tbra.uni LBB0_4;\n\tret;\n",
+		"unkdir.ptx": strings.Replace(string(saxpy), ".target", ".frobnicate 3\n.target", 1),
+		"bad.sass": "\tcode for sm_80\n\t\tFunction : k\n" +
+			"        /*0000*/                   MOV R1, c[0x0][0x28] ;\n" +
+			"        /*00zz*/                   S2R R9, SR_TID.X ;\n" +
+			"        /*0020*/                   EXIT\n",
+		"bad.trace": "warp 0 :  PC=0x1c8 (k.ptx:26) ret;\nwarp 0 :  PC=zz (k.ptx:27) ret;\n",
+		// Facts written for another listing (its SHA-256 is not saxpy's).
+		"other.facts.toml": "version = 1\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n[[kernel]]\nname = \"saxpy\"\n",
+		"not-a-config":     strings.Repeat("hello\n", 100),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBadInput runs every command on bad input: each must exit with the
+// documented code (docs/cli.md) and say what is wrong on standard error,
+// one line per error with its position where there is one, without a
+// panic.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badInputFiles(t, dir)
+	in := func(name string) string { return filepath.Join(dir, name) }
+	const (
+		saxpy   = "../../examples/saxpy/kernel.ptx"
+		reduce  = "../../examples/reduce/kernel.ptx"
+		counted = "../../examples/counted-loop/kernel.ptx"
+		fig2    = "../../examples/paper-fig2/kernel.ptx"
+	)
+	openFacts := in("open.facts.toml")
+	{
+		// A facts file for counted-loop with its loop left open.
+		var out, errb bytes.Buffer
+		if code := run([]string{"gpuwcet", "facts", "template", counted}, &out, &errb); code != 0 {
+			t.Fatalf("facts template: exit %d: %s", code, errb.String())
+		}
+		src := strings.Replace(out.String(), "# [[kernel.loop]]\n# label = \"LBB0_2\"\n# max = \"colsum_param_2\"", "[[kernel.loop]]\nlabel = \"LBB0_2\"\nmax = \"?\"", 1)
+		if err := os.WriteFile(openFacts, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hw := []string{"--hw", "rtx3070"}
+	cat := func(parts ...[]string) []string {
+		var a []string
+		for _, p := range parts {
+			a = append(a, p...)
+		}
+		return a
+	}
+	a := func(s ...string) []string { return s }
+	tests := []struct {
+		args []string
+		code int
+		want []string // fragments of standard error, in order
+	}{
+		// cfg
+		{a("cfg", in("missing.ptx")), 1, a("missing.ptx: no such file or directory")},
+		{a("cfg", in("empty.ptx")), 1, a("empty.ptx: empty file")},
+		{a("cfg", in("binary.bin")), 1, a("binary ELF file")},
+		{a("cfg", in("trunc.ptx")), 1, a("trunc.ptx:6:10: undefined label LBB0_4\n", "trunc.ptx:7:7: unexpected end of file")},
+		{a("cfg", in("unkdir.ptx")), 1, a("unkdir.ptx:6:1: unknown directive .frobnicate")},
+		{a("cfg", in("bad.sass")), 1, a(`bad.sass:4:9: bad address "00zz"`+"\n", "bad.sass:5:40: expected ';' at end of instruction")},
+		{a("cfg", in("bad.trace")), 1, a(`bad.trace:2:14: expected a hexadecimal PC`)},
+		{a("cfg", "--input-format", "sass", saxpy), 1, a("kernel.ptx:15:2: expected ';'", "\n", "kernel.ptx:16:2: expected ';'")},
+		{a("cfg", "--input-format", "cubin", saxpy), 1, a(`unknown input format "cubin"`)},
+		{a("cfg"), 1, a("cfg: no input file")},
+		{a("cfg", "--format", "svg", saxpy), 1, a(`unknown --format "svg"`)},
+		{a("cfg", "--block", "256", saxpy), 1, a("cfg: --block needs --warp")},
+		{a("cfg", "--warp", "--block", "2048", saxpy), 1, a("at most 1024 threads")},
+		{a("cfg", "--warp", "--block", "4294967296x4294967296", saxpy), 1, a("at most 1024 threads")},
+		// phases and bound
+		{a("phases", saxpy), 1, a(`Required flag "hw" not set`)},
+		{cat(a("phases"), hw), 1, a("phases: want exactly one INPUT, got 0")},
+		{cat(a("phases"), hw, a(saxpy, reduce)), 1, a("phases: want exactly one INPUT, got 2")},
+		{a("phases", "--hw", "nosuch", saxpy), 1, a(`unknown hardware description "nosuch"`)},
+		{a("phases", "--hw", in("nosuch.toml"), saxpy), 1, a("nosuch.toml: no such file or directory")},
+		{cat(a("phases"), hw, a(in("empty.ptx"))), 1, a("empty.ptx: empty file")},
+		{cat(a("phases"), hw, a(in("bad.trace"))), 1, a("bad.trace:2:14:")},
+		{cat(a("phases"), hw, a("--warps", "-1", saxpy)), 1, a("--warps -1: want 1 to 32")},
+		{a("bound", "--hw", "paper-fig2", "--warps", "99999999999", fig2), 1, a("--warps 99999999999: want 1 to 32")},
+		{a("bound", "--hw", "paper-fig2", "--warps", "abc", fig2), 1, a(`invalid value "abc"`)},
+		{a("bound", "--hw", "paper-fig2", "--deadline", "-5", fig2), 1, a("--deadline must not be negative")},
+		{cat(a("bound"), hw, a(reduce)), 1, a("kernel.ptx:40:2:", "use `gpuwcet analyze`")},
+		{cat(a("bound"), hw, a(in("binary.bin"))), 1, a("binary ELF file")},
+		// analyze
+		{cat(a("analyze"), hw, a("--block", "256", in("missing.ptx"))), 1, a("missing.ptx: no such file or directory")},
+		{cat(a("analyze"), hw, a("--block", "256", in("trunc.ptx"))), 1, a("trunc.ptx:6:10:", "trunc.ptx:7:7:")},
+		{cat(a("analyze"), hw, a("--block", "256", in("unkdir.ptx"))), 1, a("unkdir.ptx:6:1: unknown directive")},
+		{a("analyze", "--hw", "sass-sm86", "--block", "32", in("bad.sass")), 1, a("bad.sass:4:9:")},
+		{cat(a("analyze"), hw, a(saxpy)), 1, a("missing launch configuration", "--block")},
+		{cat(a("analyze"), hw, a("--block", "2x", saxpy)), 1, a(`--block: "2x": dimension "" is not a positive integer`)},
+		{cat(a("analyze"), hw, a("--block", "0", saxpy)), 1, a(`dimension "0" is not a positive integer`)},
+		{cat(a("analyze"), hw, a("--block", "1025", saxpy)), 1, a(`--block: "1025": a thread block has at most 1024 threads`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2", counted)), 1, a(`--arg "colsum_param_2": want NAME=VALUE`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=ten", counted)), 1, a("value is not an integer")},
+		{cat(a("analyze"), hw, a("--block", "256", counted)), 1, a("kernel.ptx:37:2:", "pass --arg colsum_param_2=VALUE")},
+		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("other.facts.toml"), saxpy)), 1, a("other.facts.toml: facts written for another listing")},
+		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("binary.bin"), saxpy)), 1, a("binary.bin:1:1:")},
+		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=8", "--facts", openFacts, counted)), 2, a("error: "+openFacts+":", `has max = "?"`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--report", in("no/such/dir/r.md"), saxpy)), 1, a("--report: open ")},
+		{cat(a("analyze"), hw, a("--block", "256", "--format", "yaml", saxpy)), 1, a(`unknown --format "yaml"`)},
+		{cat(a("analyze"), hw, a("--block", "256", saxpy, reduce)), 1, a("want exactly one INPUT, got 2")},
+		{cat(a("analyze"), hw, a("--block", "256", "--kernel", "(", saxpy)), 1, a("--kernel: error parsing regexp")},
+		// simulate
+		{cat(a("simulate"), hw, a("--policy", "fastest", fig2)), 1, a(`unknown policy "fastest"`)},
+		{cat(a("simulate"), hw, a("--barriers", "never", fig2)), 1, a(`unknown barrier semantics "never"`)},
+		{cat(a("simulate"), hw, a("--block", "64", fig2)), 1, a("--block needs --paths-seed")},
+		{cat(a("simulate"), hw, a("--paths-seed", "1", reduce)), 1, a("needs the launch configuration")},
+		{cat(a("simulate"), hw, a("--warps", "33", fig2)), 1, a("--warps 33: want 1 to 32")},
+		{cat(a("simulate"), hw, a(fig2, saxpy)), 1, a("want exactly one INPUT, got 2")},
+		{cat(a("simulate"), hw, a(in("bad.trace"))), 1, a("bad.trace:2:14:")},
+		// facts
+		{a("facts", "template"), 1, a("want exactly one FILE, got 0")},
+		{a("facts", "template", saxpy, reduce), 1, a("want exactly one FILE, got 2")},
+		{a("facts", "template", in("trunc.ptx")), 1, a("trunc.ptx:6:10:", "trunc.ptx:7:7:")},
+		{a("facts", "check", "--facts", in("other.facts.toml"), saxpy), 1, a("facts written for another listing")},
+		{a("facts", "check", "--facts", in("missing.toml"), saxpy), 1, a("missing.toml: no such file or directory")},
+		{a("facts", "check", "--block", "2y", saxpy), 1, a(`--block: "2y"`)},
+		{a("facts", "check", "--block", "2048", saxpy), 1, a("at most 1024 threads")},
+		{a("facts", "check", "--block", "256", "--facts", openFacts, counted), 2, a(`has max = "?"`)},
+		{a("facts", "nosuch"), 1, a(`facts: unknown command "nosuch"`)},
+		// hw
+		{a("hw", "check"), 1, a("needs at least one FILE")},
+		{a("hw", "check", in("missing.toml")), 1, a("missing.toml: no such file or directory")},
+		{a("hw", "check", in("empty.ptx")), 1, a("empty.ptx: name is missing\n", "empty.ptx: clock_mhz is missing")},
+		{a("hw", "check", in("binary.bin")), 1, a("binary.bin:1:1: TOML files cannot contain control characters")},
+		{a("hw", "show"), 1, a("hw show takes one built-in name or file")},
+		{a("hw", "show", "rtx3070", "paper-fig2"), 1, a("hw show takes one built-in name or file")},
+		{a("hw", "show", "nosuch"), 1, a(`unknown hardware description "nosuch"`)},
+		{a("hw", "import"), 1, a("hw import takes one gpgpusim.config file")},
+		{a("hw", "import", in("missing.config")), 1, a("missing.config: no such file or directory")},
+		{a("hw", "import", in("not-a-config")), 1, a(`not-a-config:1: expected "-option value"`, "not-a-config:10: too many errors")},
+		{a("hw", "list", "extra"), 1, a("hw list takes no arguments")},
+		{a("hw", "nosuch"), 1, a(`hw: unknown command "nosuch"`)},
+		// experiment, passes, unknown commands
+		{a("experiment", "tightness", "--latencies", "x"), 1, a(`--latencies: bad value "x"`)},
+		{a("experiment", "tightness", "--warps", "64"), 1, a("--warps 64: want 1 to 32")},
+		{a("experiment", "tightness", saxpy), 1, a("takes no arguments")},
+		{a("experiment", "sgemm", "--warps", "64"), 1, a("--warps 64: want 1 to 32")},
+		{a("experiment", "nosuch"), 1, a(`experiment: unknown command "nosuch"`)},
+		{a("passes", "extra"), 1, a("passes takes no arguments")},
+		{a("nosuch"), 1, a(`unknown command "nosuch" (see gpuwcet --help)`)},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"gpuwcet"}, tt.args...), &out, &errb)
+		stderr := errb.String()
+		if code != tt.code {
+			t.Errorf("gpuwcet %s: exit %d, want %d; stderr:\n%s", strings.Join(tt.args, " "), code, tt.code, stderr)
+			continue
+		}
+		rest := stderr
+		for _, w := range tt.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("gpuwcet %s: stderr %q lacks %q (in order)", strings.Join(tt.args, " "), stderr, w)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+			t.Errorf("gpuwcet %s: stderr has a stack trace:\n%s", strings.Join(tt.args, " "), stderr)
+		}
+		if !strings.HasPrefix(stderr, "gpuwcet: ") && !strings.Contains(stderr, "\ngpuwcet: ") {
+			t.Errorf("gpuwcet %s: stderr %q has no gpuwcet: line", strings.Join(tt.args, " "), stderr)
+		}
+		if len(stderr) > 0 && (strings.Contains(stderr, "\n\n") || strings.Count(stderr, "\n") > 12) {
+			t.Errorf("gpuwcet %s: stderr is not one line per error:\n%s", strings.Join(tt.args, " "), stderr)
+		}
+	}
+}
