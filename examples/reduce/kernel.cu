@@ -1,7 +1,7 @@
 // blocksum: a 256-thread block sums 256 floats in shared memory. Every step
 // of the tree reduction ends with a barrier; the loop runs log2(256) = 8
-// times (its induction variable halves, so the bound comes from a facts
-// file), and the "if (t < s)" inside it diverges in the last steps.
+// times (its induction variable halves; gpuwcet derives the bound), and
+// the "if (t < s)" inside it diverges in the last steps.
 #include "../cuda_decls.h"
 
 extern "C" __global__ void blocksum(const float *in, float *out) {
