@@ -34,7 +34,8 @@ clusters, back edges blue; render with dot -Tsvg), --format json the form
 documented in docs/cfg-json.md. Without --out everything goes to standard
 output; with --out DIR each function is written to DIR/<name>.<txt|dot|json>,
 with the name reduced to letters, digits, '_', '-' and '.' (prefixed with
-the input's base name when several files are given).
+the input's base name when several files are given; a name already written,
+ignoring case, gets the suffix _2, _3, ...).
 
 Unresolved indirect branches, irreducible loops and functions that never
 exit are reported as warnings on standard error; the exit code stays 0.
@@ -102,7 +103,7 @@ func cfgAction(c *cli.Context) error {
 			return withCode(ExitBadInput, err)
 		}
 	}
-	used := map[string]int{}
+	used := map[string]bool{} // file names written, in lower case
 	selected := 0
 	var stdout bytes.Buffer
 	var jsonFuncs []*cfg.JSON
@@ -168,12 +169,12 @@ func cfgAction(c *cli.Context) error {
 				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 				name = fileName(base) + "__" + name
 			}
-			if n := used[name]; n > 0 {
-				used[name] = n + 1
-				name = fmt.Sprintf("%s_%d", name, n+1)
-			} else {
-				used[name] = 1
+			// A name already written (ignoring case, for file systems
+			// that do) gets the first free suffix _2, _3, ...
+			for n, base := 2, name; used[strings.ToLower(name)]; n++ {
+				name = fmt.Sprintf("%s_%d", base, n)
 			}
+			used[strings.ToLower(name)] = true
 			if err := os.WriteFile(filepath.Join(outDir, name+"."+ext), buf.Bytes(), 0o644); err != nil {
 				return withCode(ExitBadInput, err)
 			}

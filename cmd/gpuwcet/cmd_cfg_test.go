@@ -115,6 +115,48 @@ func TestCFGOutDirAndJSON(t *testing.T) {
 	}
 }
 
+// TestCFGOutDirNames: with --out, every function gets its own file, also
+// when safe names collide (same input base name in two directories, a
+// kernel named like a collision suffix, names differing only in case).
+func TestCFGOutDirNames(t *testing.T) {
+	src := t.TempDir()
+	write := func(path string, kernels ...string) string {
+		var b strings.Builder
+		b.WriteString(".version 7.8\n.target sm_80\n.address_size 64\n")
+		for _, k := range kernels {
+			b.WriteString(".visible .entry " + k + "()\n{\n\tret;\n}\n")
+		}
+		path = filepath.Join(src, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a/x.ptx", "k", "K")
+	b := write("b/x.ptx", "k")
+	c := write("c/x.ptx", "k_2")
+	dir := t.TempDir()
+	code, _, errs := runCFG(t, "--out", dir, a, b, c)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := []string{"x__K_2.txt", "x__k.txt", "x__k_2_2.txt", "x__k_3.txt"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", got, want)
+	}
+}
+
 func TestCFGErrors(t *testing.T) {
 	in := writeCFGInput(t)
 	for _, tt := range []struct {
