@@ -52,7 +52,7 @@ several can be written in one run. The exit code does not depend on them.`,
 		timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
 		blockFlag, gridFlag, argFlag,
 		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
-		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", Category: catOutput},
+		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
 		&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
 		&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
 		&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
@@ -298,7 +298,7 @@ func errPrereqSentinel(err error) error {
 // analyzeFormats are the values of analyze's --format.
 var analyzeFormats = []string{"text", "json", "markdown", "sarif", "junit"}
 
-var analyzeFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "standard output: text, json (the report), markdown, sarif or junit", Category: catOutput}
+var analyzeFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "standard output `FORMAT`: text, json (the report), markdown, sarif or junit", Category: catOutput}
 
 // writeReport writes the sealed JSON report data, or a rendering of it.
 func writeReport(w io.Writer, format string, data []byte, r *report.Report) error {

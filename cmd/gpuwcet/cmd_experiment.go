@@ -24,6 +24,8 @@ import (
 var experimentCommand = &cli.Command{
 	Name:  "experiment",
 	Usage: "run the reproducible experiments of docs/validation.md",
+	Description: `Each subcommand regenerates one table of docs/validation.md from the
+reference data under ../shared (run from the repository root).`,
 	Subcommands: []*cli.Command{
 		tightnessCommand,
 		sgemmCommand,
@@ -47,13 +49,13 @@ simulation (0 by construction: the two implementations agree).
 A block whose makespan exceeds its bound is an unsoundness: it is listed on
 standard error and the exit code is 4.`,
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated", Category: catTarget},
-		&cli.StringFlag{Name: "hw-pattern", Value: "ecrts25-orin-%d", Usage: "hardware description per latency (a built-in name or TOML file, %d is the latency)", Category: catTarget},
-		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated (lrr, gto, random:SEED, adversarial[:SEED[:BUDGET]])", Category: catTarget},
-		&cli.StringFlag{Name: "warps", Value: "4,8,16,32", Usage: "warp counts the single-warp paths are replicated to", Category: catTarget},
-		&cli.StringFlag{Name: "traces", Value: "../shared/reference/accelsim-singlewarp", Usage: "directory searched (recursively) for single-warp *.trace files; empty: none", Category: catInput},
-		&cli.StringSliceFlag{Name: "kernels", Value: cli.NewStringSlice("examples/paper-fig2/kernel.ptx", "examples/saxpy/kernel.ptx", "examples/reduce/kernel.ptx", "examples/counted-loop/kernel.ptx", "examples/divergent/kernel.ptx", "examples/device-call/kernel.ptx"), Usage: "listings whose kernels without branches are added (others are skipped with a note)", Category: catInput},
-		&cli.StringFlag{Name: "format", Value: "markdown", Usage: "output: markdown, csv (summary) or blocks (one CSV row per block)", Category: catOutput},
+		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
+		&cli.StringFlag{Name: "hw-pattern", Value: "ecrts25-orin-%d", Usage: "hardware description per latency: `PATTERN` of a built-in name or TOML file, %d is the latency", Category: catTarget},
+		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST` (lrr, gto, random:SEED, adversarial[:SEED[:BUDGET]])", Category: catTarget},
+		&cli.StringFlag{Name: "warps", Value: "4,8,16,32", Usage: "warp counts the single-warp paths are replicated to, comma-separated `LIST` (at most 32)", Category: catTarget},
+		&cli.StringFlag{Name: "traces", Value: "../shared/reference/accelsim-singlewarp", Usage: "`DIR` searched (recursively) for single-warp *.trace files; empty: none", Category: catInput},
+		&cli.StringSliceFlag{Name: "kernels", Value: cli.NewStringSlice("examples/paper-fig2/kernel.ptx", "examples/saxpy/kernel.ptx", "examples/reduce/kernel.ptx", "examples/counted-loop/kernel.ptx", "examples/divergent/kernel.ptx", "examples/device-call/kernel.ptx"), Usage: "listing `FILE`s whose kernels without branches are added (others are skipped with a note)", Category: catInput},
+		&cli.StringFlag{Name: "format", Value: "markdown", Usage: "output `FORMAT`: markdown, csv (summary) or blocks (one CSV row per block)", Category: catOutput},
 	},
 	Action: runTightness,
 }

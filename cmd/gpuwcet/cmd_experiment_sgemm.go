@@ -51,13 +51,13 @@ bound and the paper's GUB of the concrete paths (package bound), the
 makespans, and the overestimations beside the paper's Table 4 (GUB vs
 GPGPU-Sim). A makespan above the static bound exits with code 4.`,
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "ptx", Value: "../shared/reference/sgemm/" + sgemmKernel + ".ptx", Usage: "the SGEMM listing", Category: catInput},
-		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated", Category: catTarget},
-		&cli.StringFlag{Name: "warps", Value: "32,16,8,4", Usage: "warps per block, comma-separated", Category: catTarget},
+		&cli.StringFlag{Name: "ptx", Value: "../shared/reference/sgemm/" + sgemmKernel + ".ptx", Usage: "the SGEMM listing `FILE`", Category: catInput},
+		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
+		&cli.StringFlag{Name: "warps", Value: "32,16,8,4", Usage: "warps per block, comma-separated `LIST` (at most 32)", Category: catTarget},
 		&cli.IntFlag{Name: "k", Value: 1024, Usage: "matrix size `K` (also M and N)", Category: catTarget},
-		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated", Category: catTarget},
-		&cli.StringFlag{Name: "adversarial-warps", Value: "4,8", Usage: "warp counts also run under the adversarial search (empty: none)", Category: catTarget},
-		&cli.IntFlag{Name: "budget", Value: 16, Usage: "simulations of the adversarial search", Category: catTarget},
+		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST`", Category: catTarget},
+		&cli.StringFlag{Name: "adversarial-warps", Value: "4,8", Usage: "warp counts also run under the adversarial search, comma-separated `LIST` (empty: none)", Category: catTarget},
+		&cli.IntFlag{Name: "budget", Value: 16, Usage: "`N` simulations of the adversarial search", Category: catTarget},
 	},
 	Action: runSGEMM,
 }

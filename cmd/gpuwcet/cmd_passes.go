@@ -14,6 +14,9 @@ import (
 var passesCommand = &cli.Command{
 	Name:  "passes",
 	Usage: "list the registered analysis passes with their documentation and flags",
+	Description: `The analyses (cfg, loops, divergence, phases, bound, static) are passes
+run by one driver; this lists each with its one-line documentation, the
+passes it requires and its flags.`,
 	Flags: []cli.Flag{
 		&cli.BoolFlag{Name: "markdown", Usage: "print Markdown", Category: catOutput},
 	},

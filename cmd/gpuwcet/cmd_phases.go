@@ -15,8 +15,8 @@ import (
 
 // Flags shared by phases and bound.
 var (
-	timingHWFlag     = &cli.StringFlag{Name: "hw", Usage: "hardware description: a built-in `NAME` (gpuwcet hw list) or a TOML FILE", Category: catTarget, Required: true}
-	timingFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json", Category: catOutput}
+	timingHWFlag     = &cli.StringFlag{Name: "hw", Usage: "hardware description (required): a built-in `NAME` (gpuwcet hw list) or a TOML FILE", Category: catTarget, Required: true}
+	timingFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json", Category: catOutput}
 	timingKernelFlag = &cli.StringFlag{Name: "kernel", Usage: "only kernels whose name matches `REGEXP`", Category: catInput}
 )
 
@@ -33,7 +33,7 @@ barrier section starts from an idle SM at cycle 0.
 ready cycles.`,
 	Flags: []cli.Flag{
 		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
-		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps", Category: catTarget},
+		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 		&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
 	},
 	Action: func(c *cli.Context) error {

@@ -17,7 +17,7 @@ import (
 var (
 	inputFormatFlag = &cli.StringFlag{
 		Name:     "input-format",
-		Usage:    "input format: " + strings.Join(load.Formats, ", ") + " (auto: detect from the content)",
+		Usage:    "input `FORMAT`: " + strings.Join(load.Formats, ", ") + " (auto: detect from the content)",
 		Value:    load.Auto,
 		Category: catInput,
 	}
