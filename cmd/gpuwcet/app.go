@@ -23,18 +23,21 @@ const (
 )
 
 // commands is the command registry: one entry per subcommand, each defined
-// in a cmd_<name>.go file of this package.
+// in a cmd_<name>.go file of this package. Every call builds fresh command
+// values, because urfave/cli modifies a command while running it (it adds
+// help flags and subcommands); shared values made in-process runs, such as
+// the tests', depend on their order.
 func commands() []*cli.Command {
 	return []*cli.Command{
-		cfgCommand,
-		phasesCommand,
-		boundCommand,
-		analyzeCommand,
-		passesCommand,
-		hwCommand,
-		factsCommand,
-		simulateCommand,
-		experimentCommand,
+		cfgCommand(),
+		phasesCommand(),
+		boundCommand(),
+		analyzeCommand(),
+		passesCommand(),
+		hwCommand(),
+		factsCommand(),
+		simulateCommand(),
+		experimentCommand(),
 	}
 }
 

@@ -25,11 +25,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
-var analyzeCommand = &cli.Command{
-	Name:      "analyze",
-	Usage:     "sound static bound of a thread block over every path (no trace needed)",
-	ArgsUsage: "INPUT",
-	Description: `Bounds, for each kernel of INPUT, the execution time of one thread block over
+func analyzeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "analyze",
+		Usage:     "sound static bound of a thread block over every path (no trace needed)",
+		ArgsUsage: "INPUT",
+		Description: `Bounds, for each kernel of INPUT, the execution time of one thread block over
 every path the loop bounds allow: device calls are inlined, warps are grouped
 into classes by the divergence analysis (--block, --grid, --arg), loop bounds
 are derived or read from --facts, and per barrier section every class's
@@ -48,18 +49,19 @@ numbered assumptions, results, breakdown, diagnostics and its own SHA-256.
 The Markdown report (--format markdown, --report), SARIF 2.1.0 (--format
 sarif, --sarif) and JUnit XML (--format junit, --junit) are rendered from it;
 several can be written in one run. The exit code does not depend on them.`,
-	Flags: []cli.Flag{
-		timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
-		blockFlag, gridFlag, argFlag,
-		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
-		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
-		&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
-		&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
-		&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
-		&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
-		&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
-	},
-	Action: analyzeAction,
+		Flags: []cli.Flag{
+			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
+			blockFlag, gridFlag, argFlag,
+			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
+			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
+			&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
+			&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
+		},
+		Action: analyzeAction,
+	}
 }
 
 // analyzeAssumptions are the numbered assumptions every analyze report

@@ -9,11 +9,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound"
 )
 
-var boundCommand = &cli.Command{
-	Name:      "bound",
-	Usage:     "bound the execution time of a thread block (sum over barrier sections of the largest warp bound)",
-	ArgsUsage: "INPUT",
-	Description: `Computes, for each kernel of INPUT (a simulator trace, or a kernel without
+func boundCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bound",
+		Usage:     "bound the execution time of a thread block (sum over barrier sections of the largest warp bound)",
+		ArgsUsage: "INPUT",
+		Description: `Computes, for each kernel of INPUT (a simulator trace, or a kernel without
 branches replicated to --warps warps), the block bound of docs/model.md: per
 barrier section, every warp's isolated duration plus the interference of
 the other warps, maximised over warps; the sections are summed. The ECRTS
@@ -26,70 +27,71 @@ When INPUT is a simulator trace that records the observed execution time
 time is printed beside the bound; an observation above the bound is a
 soundness violation (of the hardware description or of the analyzer) and
 exits with code 4.`,
-	Flags: []cli.Flag{
-		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
-		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
-		&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when the bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
-		&cli.BoolFlag{Name: "phases", Usage: "text: also list every warp's phases", Category: catOutput},
-	},
-	Action: func(c *cli.Context) error {
-		file, res, err := runTiming(c, bound.Analyzer, false)
-		if err != nil {
-			return err
-		}
-		deadline := c.Int64("deadline")
-		if c.IsSet("deadline") && deadline < 0 {
-			return codef(ExitBadInput, "bound: --deadline must not be negative, got %d", deadline)
-		}
-		var out bytes.Buffer
-		var late, unsound []string
-		for i, fn := range res.Funcs {
-			r := res.Get(bound.Analyzer, fn).Result.(*bound.Result)
-			if c.IsSet("deadline") && int64(r.Bound) > deadline {
-				late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, r.Bound, deadline))
+		Flags: []cli.Flag{
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
+			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when the bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
+			&cli.BoolFlag{Name: "phases", Usage: "text: also list every warp's phases", Category: catOutput},
+		},
+		Action: func(c *cli.Context) error {
+			file, res, err := runTiming(c, bound.Analyzer, false)
+			if err != nil {
+				return err
 			}
-			var observed *int64
-			if tr := fn.Trace; tr != nil && tr.HasObserved && !c.IsSet("warps") {
-				observed = &tr.ObservedCycles
-				if tr.ObservedCycles > int64(r.Bound) {
-					unsound = append(unsound, fmt.Sprintf("%s: observed %d cycles exceeds the bound of %d cycles: the hardware description or the analyzer is wrong for this input", fn.Name, tr.ObservedCycles, r.Bound))
-				}
+			deadline := c.Int64("deadline")
+			if c.IsSet("deadline") && deadline < 0 {
+				return codef(ExitBadInput, "bound: --deadline must not be negative, got %d", deadline)
 			}
-			if c.String("format") == "json" {
-				if len(res.Funcs) != 1 {
-					return codef(ExitBadInput, "bound: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(res.Funcs))
+			var out bytes.Buffer
+			var late, unsound []string
+			for i, fn := range res.Funcs {
+				r := res.Get(bound.Analyzer, fn).Result.(*bound.Result)
+				if c.IsSet("deadline") && int64(r.Bound) > deadline {
+					late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, r.Bound, deadline))
 				}
-				j := bound.NewJSON(r, file.Fset, "gpuwcet", version)
-				if c.IsSet("deadline") {
-					j.Deadline = &deadline
+				var observed *int64
+				if tr := fn.Trace; tr != nil && tr.HasObserved && !c.IsSet("warps") {
+					observed = &tr.ObservedCycles
+					if tr.ObservedCycles > int64(r.Bound) {
+						unsound = append(unsound, fmt.Sprintf("%s: observed %d cycles exceeds the bound of %d cycles: the hardware description or the analyzer is wrong for this input", fn.Name, tr.ObservedCycles, r.Bound))
+					}
 				}
-				j.ObservedCycles = observed
-				if err := bound.WriteJSON(&out, j); err != nil {
+				if c.String("format") == "json" {
+					if len(res.Funcs) != 1 {
+						return codef(ExitBadInput, "bound: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(res.Funcs))
+					}
+					j := bound.NewJSON(r, file.Fset, "gpuwcet", version)
+					if c.IsSet("deadline") {
+						j.Deadline = &deadline
+					}
+					j.ObservedCycles = observed
+					if err := bound.WriteJSON(&out, j); err != nil {
+						return withCode(ExitBadInput, err)
+					}
+					continue
+				}
+				if i > 0 {
+					out.WriteByte('\n')
+				}
+				if err := bound.WriteText(&out, r, file.Fset, c.Bool("phases")); err != nil {
 					return withCode(ExitBadInput, err)
 				}
-				continue
+				if observed != nil {
+					fmt.Fprintf(&out, "observed: %d cycles (trace); bound - observed = %d cycles\n", *observed, int64(r.Bound)-*observed)
+				}
 			}
-			if i > 0 {
-				out.WriteByte('\n')
+			if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+				return err
 			}
-			if err := bound.WriteText(&out, r, file.Fset, c.Bool("phases")); err != nil {
-				return withCode(ExitBadInput, err)
+			if len(unsound) > 0 {
+				return codef(ExitUnsound, "bound: soundness violation: %s", joinLines(unsound))
 			}
-			if observed != nil {
-				fmt.Fprintf(&out, "observed: %d cycles (trace); bound - observed = %d cycles\n", *observed, int64(r.Bound)-*observed)
+			if len(late) > 0 {
+				return codef(ExitVerdict, "bound: %s", joinLines(late))
 			}
-		}
-		if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
-			return err
-		}
-		if len(unsound) > 0 {
-			return codef(ExitUnsound, "bound: soundness violation: %s", joinLines(unsound))
-		}
-		if len(late) > 0 {
-			return codef(ExitVerdict, "bound: %s", joinLines(late))
-		}
-		return nil
-	},
+			return nil
+		},
+	}
 }
 
 func joinLines(ss []string) string {

@@ -19,11 +19,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/divergence"
 )
 
-var cfgCommand = &cli.Command{
-	Name:      "cfg",
-	Usage:     "print the control-flow graph of each kernel as text, DOT or JSON",
-	ArgsUsage: "FILE...",
-	Description: `Builds the control-flow graph of every kernel of each FILE (PTX, SASS or a
+func cfgCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cfg",
+		Usage:     "print the control-flow graph of each kernel as text, DOT or JSON",
+		ArgsUsage: "FILE...",
+		Description: `Builds the control-flow graph of every kernel of each FILE (PTX, SASS or a
 trace; the format is detected from the content unless --input-format says otherwise),
 with dominators, post-dominators, natural loops and irreducible regions.
 Device functions are included with --all-funcs; declarations never are.
@@ -46,21 +47,22 @@ same branch outcomes (docs/divergence.md): text adds a divergence section
 outcome per class); dot highlights divergent branches and reconvergence
 points; json has one function per class, named FUNC#cK. --block, --grid
 and --arg give the launch configuration used to resolve branches per warp.`,
-	Flags: []cli.Flag{
-		inputFormatFlag,
-		&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
-		&cli.BoolFlag{Name: "all-funcs", Usage: "include device functions (.func), not only kernels", Category: catInput},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, dot or json", Category: catOutput},
-		&cli.StringFlag{Name: "out", Usage: "write one file per function into `DIR` instead of standard output", Category: catOutput},
-		&cli.IntFlag{Name: "max-instrs", Value: 12, Usage: "dot: at most `N` instructions shown per block before collapsing (negative: no instructions)", Category: catOutput},
-		&cli.BoolFlag{Name: "instrs", Usage: "json: include every instruction", Category: catOutput},
-		&cli.BoolFlag{Name: "check", Usage: "verify the graph invariants (slow on large kernels)", Category: catDebug},
-		&cli.BoolFlag{Name: warpFlagName, Usage: "print the warp-level CFG of each warp class (divergence pass; see docs/divergence.md)", Category: catOutput},
-		blockFlag,
-		gridFlag,
-		argFlag,
-	},
-	Action: cfgAction,
+		Flags: []cli.Flag{
+			inputFormatFlag,
+			&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
+			&cli.BoolFlag{Name: "all-funcs", Usage: "include device functions (.func), not only kernels", Category: catInput},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, dot or json", Category: catOutput},
+			&cli.StringFlag{Name: "out", Usage: "write one file per function into `DIR` instead of standard output", Category: catOutput},
+			&cli.IntFlag{Name: "max-instrs", Value: 12, Usage: "dot: at most `N` instructions shown per block before collapsing (negative: no instructions)", Category: catOutput},
+			&cli.BoolFlag{Name: "instrs", Usage: "json: include every instruction", Category: catOutput},
+			&cli.BoolFlag{Name: "check", Usage: "verify the graph invariants (slow on large kernels)", Category: catDebug},
+			&cli.BoolFlag{Name: warpFlagName, Usage: "print the warp-level CFG of each warp class (divergence pass; see docs/divergence.md)", Category: catOutput},
+			blockFlag,
+			gridFlag,
+			argFlag,
+		},
+		Action: cfgAction,
+	}
 }
 
 func cfgAction(c *cli.Context) error {

@@ -21,21 +21,24 @@ import (
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 )
 
-var experimentCommand = &cli.Command{
-	Name:  "experiment",
-	Usage: "run the reproducible experiments of docs/validation.md",
-	Description: `Each subcommand regenerates one table of docs/validation.md from the
+func experimentCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "experiment",
+		Usage: "run the reproducible experiments of docs/validation.md",
+		Description: `Each subcommand regenerates one table of docs/validation.md from the
 reference data under ../shared (run from the repository root).`,
-	Subcommands: []*cli.Command{
-		tightnessCommand,
-		sgemmCommand,
-	},
+		Subcommands: []*cli.Command{
+			tightnessCommand(),
+			sgemmCommand(),
+		},
+	}
 }
 
-var tightnessCommand = &cli.Command{
-	Name:  "tightness",
-	Usage: "bound / simulated makespan over kernel paths, latencies and policies (the shape of the ECRTS 2025 Table 3)",
-	Description: `For every memory latency L (--latencies; hardware description
+func tightnessCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tightness",
+		Usage: "bound / simulated makespan over kernel paths, latencies and policies (the shape of the ECRTS 2025 Table 3)",
+		Description: `For every memory latency L (--latencies; hardware description
 ecrts25-orin-L, or --hw-pattern), every kernel path (the single-warp traces
 under --traces replicated to --warps warps, and the kernels without branches
 of --kernels) and every policy (--policies), simulates the block with the
@@ -48,16 +51,17 @@ simulation (0 by construction: the two implementations agree).
 
 A block whose makespan exceeds its bound is an unsoundness: it is listed on
 standard error and the exit code is 4.`,
-	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
-		&cli.StringFlag{Name: "hw-pattern", Value: "ecrts25-orin-%d", Usage: "hardware description per latency: `PATTERN` of a built-in name or TOML file, %d is the latency", Category: catTarget},
-		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST` (lrr, gto, random:SEED, adversarial[:SEED[:BUDGET]])", Category: catTarget},
-		&cli.StringFlag{Name: "warps", Value: "4,8,16,32", Usage: "warp counts the single-warp paths are replicated to, comma-separated `LIST` (at most 32)", Category: catTarget},
-		&cli.StringFlag{Name: "traces", Value: "../shared/reference/accelsim-singlewarp", Usage: "`DIR` searched (recursively) for single-warp *.trace files; empty: none", Category: catInput},
-		&cli.StringSliceFlag{Name: "kernels", Value: cli.NewStringSlice("examples/paper-fig2/kernel.ptx", "examples/saxpy/kernel.ptx", "examples/reduce/kernel.ptx", "examples/counted-loop/kernel.ptx", "examples/divergent/kernel.ptx", "examples/device-call/kernel.ptx"), Usage: "listing `FILE`s whose kernels without branches are added (others are skipped with a note)", Category: catInput},
-		&cli.StringFlag{Name: "format", Value: "markdown", Usage: "output `FORMAT`: markdown, csv (summary) or blocks (one CSV row per block)", Category: catOutput},
-	},
-	Action: runTightness,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
+			&cli.StringFlag{Name: "hw-pattern", Value: "ecrts25-orin-%d", Usage: "hardware description per latency: `PATTERN` of a built-in name or TOML file, %d is the latency", Category: catTarget},
+			&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST` (lrr, gto, random:SEED, adversarial[:SEED[:BUDGET]])", Category: catTarget},
+			&cli.StringFlag{Name: "warps", Value: "4,8,16,32", Usage: "warp counts the single-warp paths are replicated to, comma-separated `LIST` (at most 32)", Category: catTarget},
+			&cli.StringFlag{Name: "traces", Value: "../shared/reference/accelsim-singlewarp", Usage: "`DIR` searched (recursively) for single-warp *.trace files; empty: none", Category: catInput},
+			&cli.StringSliceFlag{Name: "kernels", Value: cli.NewStringSlice("examples/paper-fig2/kernel.ptx", "examples/saxpy/kernel.ptx", "examples/reduce/kernel.ptx", "examples/counted-loop/kernel.ptx", "examples/divergent/kernel.ptx", "examples/device-call/kernel.ptx"), Usage: "listing `FILE`s whose kernels without branches are added (others are skipped with a note)", Category: catInput},
+			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "output `FORMAT`: markdown, csv (summary) or blocks (one CSV row per block)", Category: catOutput},
+		},
+		Action: runTightness,
+	}
 }
 
 type tightBlock struct {

@@ -36,10 +36,11 @@ var paperTable4 = map[int]map[int]float64{
 	5:   {32: 8.32, 16: 13.97, 8: 23.59, 4: 41.60},
 }
 
-var sgemmCommand = &cli.Command{
-	Name:  "sgemm",
-	Usage: "static bound vs simulated makespan of the SGEMM double-buffer kernel (the shape of the ECRTS 2025 Table 4)",
-	Description: `For every memory latency L (--latencies; ecrts25-orin-L) and warp count W
+func sgemmCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sgemm",
+		Usage: "static bound vs simulated makespan of the SGEMM double-buffer kernel (the shape of the ECRTS 2025 Table 4)",
+		Description: `For every memory latency L (--latencies; ecrts25-orin-L) and warp count W
 (--warps; one block of 32*W threads, M = N = K = --k), analyses the SGEMM
 double-buffer kernel as gpuwcet analyze does (loop bound derived from K:
 32 for K = 1024), draws its concrete execution (no data-dependent control
@@ -50,16 +51,17 @@ counts in --adversarial-warps). Prints the static bound, the fixed-path
 bound and the paper's GUB of the concrete paths (package bound), the
 makespans, and the overestimations beside the paper's Table 4 (GUB vs
 GPGPU-Sim). A makespan above the static bound exits with code 4.`,
-	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "ptx", Value: "../shared/reference/sgemm/" + sgemmKernel + ".ptx", Usage: "the SGEMM listing `FILE`", Category: catInput},
-		&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
-		&cli.StringFlag{Name: "warps", Value: "32,16,8,4", Usage: "warps per block, comma-separated `LIST` (at most 32)", Category: catTarget},
-		&cli.IntFlag{Name: "k", Value: 1024, Usage: "matrix size `K` (also M and N)", Category: catTarget},
-		&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST`", Category: catTarget},
-		&cli.StringFlag{Name: "adversarial-warps", Value: "4,8", Usage: "warp counts also run under the adversarial search, comma-separated `LIST` (empty: none)", Category: catTarget},
-		&cli.IntFlag{Name: "budget", Value: 16, Usage: "`N` simulations of the adversarial search", Category: catTarget},
-	},
-	Action: runSGEMM,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "ptx", Value: "../shared/reference/sgemm/" + sgemmKernel + ".ptx", Usage: "the SGEMM listing `FILE`", Category: catInput},
+			&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
+			&cli.StringFlag{Name: "warps", Value: "32,16,8,4", Usage: "warps per block, comma-separated `LIST` (at most 32)", Category: catTarget},
+			&cli.IntFlag{Name: "k", Value: 1024, Usage: "matrix size `K` (also M and N)", Category: catTarget},
+			&cli.StringFlag{Name: "policies", Value: "lrr,gto", Usage: "policies, comma-separated `LIST`", Category: catTarget},
+			&cli.StringFlag{Name: "adversarial-warps", Value: "4,8", Usage: "warp counts also run under the adversarial search, comma-separated `LIST` (empty: none)", Category: catTarget},
+			&cli.IntFlag{Name: "budget", Value: 16, Usage: "`N` simulations of the adversarial search", Category: catTarget},
+		},
+		Action: runSGEMM,
+	}
 }
 
 // sgemmRow is one (latency, warps) cell of the experiment.

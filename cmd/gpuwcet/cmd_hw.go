@@ -12,57 +12,59 @@ import (
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 )
 
-var hwCommand = &cli.Command{
-	Name:  "hw",
-	Usage: "list, show, check and import hardware descriptions (docs/hwdesc.md)",
-	Description: `A hardware description routes every opcode to a functional unit with its
+func hwCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hw",
+		Usage: "list, show, check and import hardware descriptions (docs/hwdesc.md)",
+		Description: `A hardware description routes every opcode to a functional unit with its
 initiation interval and latency; every command that times instructions takes
 one with --hw, a built-in NAME or a TOML FILE (docs/hwdesc.md).`,
-	Subcommands: []*cli.Command{
-		{
-			Name:  "list",
-			Usage: "list the built-in hardware descriptions with their source",
-			Description: `Prints one line per built-in description (the names --hw accepts) with
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "list the built-in hardware descriptions with their source",
+				Description: `Prints one line per built-in description (the names --hw accepts) with
 its one-line description, and below it the source of its numbers.`,
-			Action: hwList,
-		},
-		{
-			Name:      "show",
-			Usage:     "print a hardware description as TOML (a built-in verbatim, a file in canonical form)",
-			ArgsUsage: "NAME|FILE",
-			Description: `Prints a built-in description as it is embedded, or a description file,
+				Action: hwList,
+			},
+			{
+				Name:      "show",
+				Usage:     "print a hardware description as TOML (a built-in verbatim, a file in canonical form)",
+				ArgsUsage: "NAME|FILE",
+				Description: `Prints a built-in description as it is embedded, or a description file,
 validated, in the canonical form whose SHA-256 the reports record (--hash
 prints only that hash). Exit code 1 when the file does not validate.`,
-			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "hash", Usage: "print only the SHA-256 of the canonical encoding", Category: catOutput},
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "hash", Usage: "print only the SHA-256 of the canonical encoding", Category: catOutput},
+				},
+				Action: hwShow,
 			},
-			Action: hwShow,
-		},
-		{
-			Name:      "check",
-			Usage:     "validate hardware description files; exit 1 with positioned errors",
-			ArgsUsage: "FILE...",
-			Description: `Decodes each FILE strictly and validates it: prints "FILE: ok" with its
+			{
+				Name:      "check",
+				Usage:     "validate hardware description files; exit 1 with positioned errors",
+				ArgsUsage: "FILE...",
+				Description: `Decodes each FILE strictly and validates it: prints "FILE: ok" with its
 units, rules and hash, or every problem as file:line[:col]: message, and
 exits with code 1.`,
-			Action: hwCheck,
-		},
-		{
-			Name:      "import",
-			Usage:     "convert a GPGPU-Sim gpgpusim.config into a hardware description (TOML on stdout)",
-			ArgsUsage: "gpgpusim.config",
-			Description: `Reads the functional-unit latencies, initiation intervals and unit
+				Action: hwCheck,
+			},
+			{
+				Name:      "import",
+				Usage:     "convert a GPGPU-Sim gpgpusim.config into a hardware description (TOML on stdout)",
+				ArgsUsage: "gpgpusim.config",
+				Description: `Reads the functional-unit latencies, initiation intervals and unit
 counts of a GPGPU-Sim configuration and writes the equivalent description
 (init = GPGPU-Sim initiation, lat = GPGPU-Sim latency - initiation; routing
 as GPGPU-Sim's; docs/hwdesc.md, "Importing a GPGPU-Sim config").`,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "name", Usage: "description `NAME` (default: derived from the config's directory)", Category: catOutput},
-				&cli.Int64Flag{Name: "mem-latency", Usage: "global-load latency in `CYCLES` from dispatch to result (GPGPU-Sim convention); overrides the mem_impostor latency, required under -gpgpu_perfect_mem 1 without one", DefaultText: "from the config", Category: catTarget},
-				&cli.StringFlag{Name: "source", Usage: "provenance `TEXT` recorded in the description (default: the config path)", Category: catOutput},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "name", Usage: "description `NAME` (default: derived from the config's directory)", Category: catOutput},
+					&cli.Int64Flag{Name: "mem-latency", Usage: "global-load latency in `CYCLES` from dispatch to result (GPGPU-Sim convention); overrides the mem_impostor latency, required under -gpgpu_perfect_mem 1 without one", DefaultText: "from the config", Category: catTarget},
+					&cli.StringFlag{Name: "source", Usage: "provenance `TEXT` recorded in the description (default: the config path)", Category: catOutput},
+				},
+				Action: hwImport,
 			},
-			Action: hwImport,
 		},
-	},
+	}
 }
 
 func hwList(c *cli.Context) error {

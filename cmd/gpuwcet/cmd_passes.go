@@ -11,53 +11,55 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
-var passesCommand = &cli.Command{
-	Name:  "passes",
-	Usage: "list the registered analysis passes with their documentation and flags",
-	Description: `The analyses (cfg, loops, divergence, phases, bound, static) are passes
+func passesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "passes",
+		Usage: "list the registered analysis passes with their documentation and flags",
+		Description: `The analyses (cfg, loops, divergence, phases, bound, static) are passes
 run by one driver; this lists each with its one-line documentation, the
 passes it requires and its flags.`,
-	Flags: []cli.Flag{
-		&cli.BoolFlag{Name: "markdown", Usage: "print Markdown", Category: catOutput},
-	},
-	Action: func(c *cli.Context) error {
-		if c.NArg() > 0 {
-			return codef(ExitBadInput, "passes takes no arguments")
-		}
-		if err := pass.Validate(suite); err != nil {
-			return codef(ExitBadInput, "internal error: %v", err)
-		}
-		w := c.App.Writer
-		md := c.Bool("markdown")
-		for _, a := range pass.Closure(suite) {
-			var reqs []string
-			for _, r := range a.Requires {
-				reqs = append(reqs, r.Name)
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown", Category: catOutput},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return codef(ExitBadInput, "passes takes no arguments")
 			}
-			if md {
-				fmt.Fprintf(w, "## %s\n\n%s\n\n", a.Name, strings.TrimSpace(a.Doc))
-				if len(reqs) > 0 {
-					fmt.Fprintf(w, "Requires: %s\n\n", strings.Join(reqs, ", "))
-				}
-			} else {
-				fmt.Fprintf(w, "%s: %s\n", a.Name, a.Title())
-				if len(reqs) > 0 {
-					fmt.Fprintf(w, "  requires: %s\n", strings.Join(reqs, ", "))
-				}
+			if err := pass.Validate(suite); err != nil {
+				return codef(ExitBadInput, "internal error: %v", err)
 			}
-			a.Flags.VisitAll(func(f *flag.Flag) {
+			w := c.App.Writer
+			md := c.Bool("markdown")
+			for _, a := range pass.Closure(suite) {
+				var reqs []string
+				for _, r := range a.Requires {
+					reqs = append(reqs, r.Name)
+				}
 				if md {
-					fmt.Fprintf(w, "- `--%s.%s` (default %q): %s\n", a.Name, f.Name, f.DefValue, f.Usage)
+					fmt.Fprintf(w, "## %s\n\n%s\n\n", a.Name, strings.TrimSpace(a.Doc))
+					if len(reqs) > 0 {
+						fmt.Fprintf(w, "Requires: %s\n\n", strings.Join(reqs, ", "))
+					}
 				} else {
-					fmt.Fprintf(w, "  --%s.%s (default %q): %s\n", a.Name, f.Name, f.DefValue, f.Usage)
+					fmt.Fprintf(w, "%s: %s\n", a.Name, a.Title())
+					if len(reqs) > 0 {
+						fmt.Fprintf(w, "  requires: %s\n", strings.Join(reqs, ", "))
+					}
 				}
-			})
-			if md {
-				fmt.Fprintln(w)
+				a.Flags.VisitAll(func(f *flag.Flag) {
+					if md {
+						fmt.Fprintf(w, "- `--%s.%s` (default %q): %s\n", a.Name, f.Name, f.DefValue, f.Usage)
+					} else {
+						fmt.Fprintf(w, "  --%s.%s (default %q): %s\n", a.Name, f.Name, f.DefValue, f.Usage)
+					}
+				})
+				if md {
+					fmt.Fprintln(w)
+				}
 			}
-		}
-		return nil
-	},
+			return nil
+		},
+	}
 }
 
 // diagLine formats a pass diagnostic for standard error, one line:

@@ -20,51 +20,53 @@ var (
 	timingKernelFlag = &cli.StringFlag{Name: "kernel", Usage: "only kernels whose name matches `REGEXP`", Category: catInput}
 )
 
-var phasesCommand = &cli.Command{
-	Name:      "phases",
-	Usage:     "print the isolated exec/idle phase profile of every warp",
-	ArgsUsage: "INPUT",
-	Description: `Runs the timing model of docs/model.md over each kernel of INPUT: the per-warp
+func phasesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "phases",
+		Usage:     "print the isolated exec/idle phase profile of every warp",
+		ArgsUsage: "INPUT",
+		Description: `Runs the timing model of docs/model.md over each kernel of INPUT: the per-warp
 paths of a simulator trace, or the body of a kernel without branches (one
 path). Warps with identical paths are shown once, with their count. Each
 barrier section starts from an idle SM at cycle 0.
 
 --explain lists every instruction with its issue, start (initiation) and
 ready cycles.`,
-	Flags: []cli.Flag{
-		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
-		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
-		&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
-	},
-	Action: func(c *cli.Context) error {
-		explain := c.Bool("explain")
-		file, res, err := runTiming(c, phases.Analyzer, explain)
-		if err != nil {
-			return err
-		}
-		var out bytes.Buffer
-		if c.String("format") == "json" {
-			if len(res.Funcs) != 1 {
-				return codef(ExitBadInput, "phases: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(res.Funcs))
+		Flags: []cli.Flag{
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
+			&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
+		},
+		Action: func(c *cli.Context) error {
+			explain := c.Bool("explain")
+			file, res, err := runTiming(c, phases.Analyzer, explain)
+			if err != nil {
+				return err
 			}
-			p := res.Get(phases.Analyzer, res.Funcs[0]).Result.(*phases.Profile)
-			if err := phases.WriteJSON(&out, p, file.Fset); err != nil {
-				return withCode(ExitBadInput, err)
-			}
-		} else {
-			for i, fn := range res.Funcs {
-				if i > 0 {
-					out.WriteByte('\n')
+			var out bytes.Buffer
+			if c.String("format") == "json" {
+				if len(res.Funcs) != 1 {
+					return codef(ExitBadInput, "phases: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(res.Funcs))
 				}
-				p := res.Get(phases.Analyzer, fn).Result.(*phases.Profile)
-				if err := phases.WriteText(&out, p, file.Fset); err != nil {
+				p := res.Get(phases.Analyzer, res.Funcs[0]).Result.(*phases.Profile)
+				if err := phases.WriteJSON(&out, p, file.Fset); err != nil {
 					return withCode(ExitBadInput, err)
 				}
+			} else {
+				for i, fn := range res.Funcs {
+					if i > 0 {
+						out.WriteByte('\n')
+					}
+					p := res.Get(phases.Analyzer, fn).Result.(*phases.Profile)
+					if err := phases.WriteText(&out, p, file.Fset); err != nil {
+						return withCode(ExitBadInput, err)
+					}
+				}
 			}
-		}
-		_, err = c.App.Writer.Write(out.Bytes())
-		return err
-	},
+			_, err = c.App.Writer.Write(out.Bytes())
+			return err
+		},
+	}
 }
 
 // runTiming loads the input, resolves --hw and runs root (phases or bound)

@@ -17,11 +17,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 )
 
-var simulateCommand = &cli.Command{
-	Name:      "simulate",
-	Usage:     "simulate a thread block on the reference timing model (the judge of the bounds)",
-	ArgsUsage: "INPUT",
-	Description: `Simulates each kernel of INPUT (a simulator trace, or a kernel without
+func simulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "simulate",
+		Usage:     "simulate a thread block on the reference timing model (the judge of the bounds)",
+		ArgsUsage: "INPUT",
+		Description: `Simulates each kernel of INPUT (a simulator trace, or a kernel without
 branches replicated to --warps warps; the same paths as gpuwcet bound) on the
 reference timing model of docs/model.md: one SM, one instruction issued per
 cycle, per-warp scoreboard, one FIFO per functional unit, block barriers.
@@ -53,106 +54,107 @@ random (drawn at each divergence). --max-loops keeps every lane in its
 loop while the bounds allow (the execution of counted loops whose trip count
 is their bound). --check-bound also runs the static analysis (as analyze)
 and exits with code 4 when the makespan exceeds its bound.`,
-	Flags: []cli.Flag{
-		timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
-		&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
-		&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
-		&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics `MODE`: reach, drain or issue", Category: catTarget},
-		&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
-		blockFlag, gridFlag, argFlag,
-		&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md), with --paths-seed", Category: catInput},
-		&cli.Uint64Flag{Name: "paths-seed", Usage: "draw the warps' paths through a kernel with control flow on a SIMT stack from seed `N` (needs --block)", DefaultText: "none: a single path", Category: catTarget},
-		&cli.StringFlag{Name: "sides", Value: "taken-first", Usage: "with --paths-seed: `ORDER` of the sides of a divergent branch: taken-first, fallthrough-first or random", Category: catTarget},
-		&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: every lane stays in its loop while the loop bounds allow", Category: catTarget},
-		&cli.BoolFlag{Name: "check-bound", Usage: "with --paths-seed: print the static bound (gpuwcet analyze) and exit 4 when the makespan exceeds it", Category: catOutput},
-	},
-	Action: func(c *cli.Context) error {
-		if c.NArg() != 1 {
-			return codef(ExitBadInput, "simulate: want exactly one INPUT, got %d", c.NArg())
-		}
-		format := c.String("format")
-		if format != "text" && format != "json" {
-			return codef(ExitBadInput, "simulate: unknown --format %q (want text or json)", format)
-		}
-		if err := checkWarps("simulate", c.Int("warps")); err != nil {
-			return err
-		}
-		pol, err := sim.ParsePolicy(c.String("policy"))
-		if err != nil {
-			return codef(ExitBadInput, "simulate: --policy: %v", err)
-		}
-		mode, err := sim.ParseBarrierMode(c.String("barriers"))
-		if err != nil {
-			return codef(ExitBadInput, "simulate: --barriers: %v", err)
-		}
-		hw, err := hwdesc.Resolve(c.String("hw"))
-		if err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("simulate: --hw: %w", err))
-		}
-		file, err := loadFile(c, c.Args().First())
-		if err != nil {
-			return err
-		}
-		funcs, err := selectFuncs(file, c.String("kernel"))
-		if err != nil {
-			return codef(ExitBadInput, "simulate: %v", err)
-		}
-		if format == "json" && len(funcs) != 1 {
-			return codef(ExitBadInput, "simulate: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(funcs))
-		}
-		var paths *simPaths
-		if c.IsSet("paths-seed") || c.Bool("max-loops") || c.Bool("check-bound") {
-			if paths, err = newSimPaths(c, file, hw); err != nil {
+		Flags: []cli.Flag{
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
+			&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
+			&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics `MODE`: reach, drain or issue", Category: catTarget},
+			&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
+			blockFlag, gridFlag, argFlag,
+			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md), with --paths-seed", Category: catInput},
+			&cli.Uint64Flag{Name: "paths-seed", Usage: "draw the warps' paths through a kernel with control flow on a SIMT stack from seed `N` (needs --block)", DefaultText: "none: a single path", Category: catTarget},
+			&cli.StringFlag{Name: "sides", Value: "taken-first", Usage: "with --paths-seed: `ORDER` of the sides of a divergent branch: taken-first, fallthrough-first or random", Category: catTarget},
+			&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: every lane stays in its loop while the loop bounds allow", Category: catTarget},
+			&cli.BoolFlag{Name: "check-bound", Usage: "with --paths-seed: print the static bound (gpuwcet analyze) and exit 4 when the makespan exceeds it", Category: catOutput},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return codef(ExitBadInput, "simulate: want exactly one INPUT, got %d", c.NArg())
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return codef(ExitBadInput, "simulate: unknown --format %q (want text or json)", format)
+			}
+			if err := checkWarps("simulate", c.Int("warps")); err != nil {
 				return err
 			}
-		} else {
-			for _, f := range []string{"block", "grid", "arg", "facts", "sides"} {
-				if c.IsSet(f) {
-					return codef(ExitBadInput, "simulate: --%s needs --paths-seed (a drawn execution of a kernel with control flow)", f)
-				}
+			pol, err := sim.ParsePolicy(c.String("policy"))
+			if err != nil {
+				return codef(ExitBadInput, "simulate: --policy: %v", err)
 			}
-		}
-		var out bytes.Buffer
-		code := ExitOK
-		var msgs []string
-		for i, fn := range funcs {
-			var blk *simBlock
-			var err error
-			if paths != nil {
-				blk, err = paths.block(fn, mode)
+			mode, err := sim.ParseBarrierMode(c.String("barriers"))
+			if err != nil {
+				return codef(ExitBadInput, "simulate: --barriers: %v", err)
+			}
+			hw, err := hwdesc.Resolve(c.String("hw"))
+			if err != nil {
+				return withCode(ExitBadInput, fmt.Errorf("simulate: --hw: %w", err))
+			}
+			file, err := loadFile(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			funcs, err := selectFuncs(file, c.String("kernel"))
+			if err != nil {
+				return codef(ExitBadInput, "simulate: %v", err)
+			}
+			if format == "json" && len(funcs) != 1 {
+				return codef(ExitBadInput, "simulate: --format json describes one kernel; %s has %d, choose one with --kernel", file.Name, len(funcs))
+			}
+			var paths *simPaths
+			if c.IsSet("paths-seed") || c.Bool("max-loops") || c.Bool("check-bound") {
+				if paths, err = newSimPaths(c, file, hw); err != nil {
+					return err
+				}
 			} else {
-				blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
-			}
-			if err != nil {
-				return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
-			}
-			r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
-			if err != nil {
-				return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
-			}
-			if blk.bound != nil && r.Makespan > *blk.bound {
-				code = worse(code, ExitUnsound)
-				msgs = append(msgs, fmt.Sprintf("%s: makespan %d cycles exceeds the static bound %d cycles (%s, policy %s): a defect of the analyzer", fn.Name, r.Makespan, *blk.bound, blk.source, r.Policy))
-			}
-			if format == "json" {
-				if err := writeSimJSON(&out, blk, r, pol, mode); err != nil {
-					return withCode(ExitBadInput, err)
+				for _, f := range []string{"block", "grid", "arg", "facts", "sides"} {
+					if c.IsSet(f) {
+						return codef(ExitBadInput, "simulate: --%s needs --paths-seed (a drawn execution of a kernel with control flow)", f)
+					}
 				}
-				continue
 			}
-			if i > 0 {
-				out.WriteByte('\n')
+			var out bytes.Buffer
+			code := ExitOK
+			var msgs []string
+			for i, fn := range funcs {
+				var blk *simBlock
+				var err error
+				if paths != nil {
+					blk, err = paths.block(fn, mode)
+				} else {
+					blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
+				}
+				if err != nil {
+					return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
+				}
+				r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
+				if err != nil {
+					return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
+				}
+				if blk.bound != nil && r.Makespan > *blk.bound {
+					code = worse(code, ExitUnsound)
+					msgs = append(msgs, fmt.Sprintf("%s: makespan %d cycles exceeds the static bound %d cycles (%s, policy %s): a defect of the analyzer", fn.Name, r.Makespan, *blk.bound, blk.source, r.Policy))
+				}
+				if format == "json" {
+					if err := writeSimJSON(&out, blk, r, pol, mode); err != nil {
+						return withCode(ExitBadInput, err)
+					}
+					continue
+				}
+				if i > 0 {
+					out.WriteByte('\n')
+				}
+				writeSimText(&out, file.Fset, blk, r, pol, mode)
 			}
-			writeSimText(&out, file.Fset, blk, r, pol, mode)
-		}
-		if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
-			return err
-		}
-		if code != ExitOK {
-			return codef(code, "simulate: %s", joinLines(msgs))
-		}
-		return nil
-	},
+			if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+				return err
+			}
+			if code != ExitOK {
+				return codef(code, "simulate: %s", joinLines(msgs))
+			}
+			return nil
+		},
+	}
 }
 
 // selectFuncs returns the kernels of file whose names match the regexp
