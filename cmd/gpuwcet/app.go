@@ -52,7 +52,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		Commands:             commands(),
 		EnableBashCompletion: false,
-		HideHelpCommand:      true,
 		// Errors are printed once, by run, with their exit code.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

@@ -50,3 +50,26 @@ func TestHelp(t *testing.T) {
 	}
 	walk(nil, commands())
 }
+
+// TestHelpCommand: the help command listed in every command list is
+// accepted at the top level as at every level below it.
+func TestHelpCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"help"}, 0, "help, h"},
+		{[]string{"h"}, 0, "COMMANDS:"},
+		{[]string{"help", "analyze"}, 0, "gpuwcet analyze - "},
+		{[]string{"hw", "help"}, 0, "help, h"},
+		{[]string{"help", "nosuch"}, 1, `unknown command "nosuch"`},
+		{[]string{"hw", "help", "nosuch"}, 1, `unknown command "nosuch"`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"gpuwcet"}, tc.args...), &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("gpuwcet %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out.String(), errb.String())
+		}
+	}
+}
