@@ -117,6 +117,11 @@ func analyzeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if funcs, err := selectFuncs(file, c.String("kernel")); err == nil {
+		if err := checkLaunchArgs(launch, funcs); err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+		}
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return withCode(ExitBadInput, err)

@@ -119,6 +119,12 @@ func TestBadInput(t *testing.T) {
 		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2", counted)), 1, a(`--arg "colsum_param_2": want NAME=VALUE`)},
 		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=ten", counted)), 1, a("value is not an integer")},
 		{cat(a("analyze"), hw, a("--block", "256", counted)), 1, a("kernel.ptx:37:2:", "pass --arg colsum_param_2=VALUE")},
+		// An --arg naming no parameter of the kernels analysed, in every
+		// command that takes --arg.
+		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=8", "--arg", "nosuch=3", counted)), 1, a("--arg nosuch=3: nosuch is not a parameter of kernel colsum (its parameters: colsum_param_0, colsum_param_1, colsum_param_2)")},
+		{a("cfg", "--warp", "--block", "256", "--arg", "nosuch=3", counted), 1, a("cfg: --arg nosuch=3: nosuch is not a parameter of kernel colsum")},
+		{cat(a("simulate"), hw, a("--paths-seed", "1", "--block", "256", "--arg", "nosuch=3", reduce)), 1, a("simulate: --arg nosuch=3: nosuch is not a parameter of kernel blocksum (its parameters: blocksum_param_0, blocksum_param_1)")},
+		{a("facts", "check", "--block", "256", "--arg", "nosuch=3", counted), 1, a("facts check: --arg nosuch=3: nosuch is not a parameter of kernel colsum")},
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("other.facts.toml"), saxpy)), 1, a("other.facts.toml: facts written for another listing")},
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("binary.bin"), saxpy)), 1, a("binary.bin:1:1:")},
 		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=8", "--facts", openFacts, counted)), 2, a("error: "+openFacts+":", `has max = "?"`)},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 )
@@ -109,11 +110,25 @@ func cfgAction(c *cli.Context) error {
 	selected := 0
 	var stdout bytes.Buffer
 	var jsonFuncs []*cfg.JSON
+	var files []*isa.File
+	var kernels []*isa.Func // the kernels --arg may name
 	for _, path := range c.Args().Slice() {
 		file, err := loadFile(c, path)
 		if err != nil {
 			return err
 		}
+		files = append(files, file)
+		if fs, err := selectFuncs(file, c.String("kernel")); err == nil {
+			kernels = append(kernels, fs...)
+		}
+	}
+	if warp {
+		if err := checkLaunchArgs(opts.Launch, kernels); err != nil {
+			return codef(ExitBadInput, "cfg: %v", err)
+		}
+	}
+	for i, file := range files {
+		path := c.Args().Get(i)
 		res, err := pass.Run(roots, file, opts)
 		if err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)

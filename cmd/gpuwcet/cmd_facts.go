@@ -87,6 +87,11 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 			if err != nil {
 				return err
 			}
+			if funcs, err := selectFuncs(file, ""); err == nil {
+				if err := checkLaunchArgs(launch, funcs); err != nil {
+					return withCode(ExitBadInput, fmt.Errorf("facts check: %w", err))
+				}
+			}
 			var facts *loops.Facts
 			if fp := c.String("facts"); fp != "" {
 				facts, err = loops.LoadFacts(fp)

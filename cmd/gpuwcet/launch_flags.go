@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
@@ -68,6 +71,42 @@ func launchFromFlags(c *cli.Context) (pass.Launch, error) {
 		l.Args[name] = v
 	}
 	return l, nil
+}
+
+// checkLaunchArgs checks that every --arg of l names a parameter of one of
+// the kernels funcs that the command analyses: a misspelt name would
+// otherwise be accepted silently, and the parameter meant left unknown.
+// The error names the argument and lists each kernel's parameters.
+func checkLaunchArgs(l pass.Launch, funcs []*isa.Func) error {
+	params := map[string]bool{}
+	for _, fn := range funcs {
+		for _, p := range fn.Params {
+			params[p.Name] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Args)) {
+		if params[name] {
+			continue
+		}
+		var lists []string
+		for _, fn := range funcs {
+			var ns []string
+			for _, p := range fn.Params {
+				ns = append(ns, p.Name)
+			}
+			list := "none"
+			if len(ns) > 0 {
+				list = strings.Join(ns, ", ")
+			}
+			lists = append(lists, fmt.Sprintf("%s: %s", fn.Name, list))
+		}
+		if len(funcs) == 1 {
+			_, list, _ := strings.Cut(lists[0], ": ")
+			return fmt.Errorf("--arg %s=%d: %s is not a parameter of kernel %s (its parameters: %s)", name, l.Args[name], name, funcs[0].Name, list)
+		}
+		return fmt.Errorf("--arg %s=%d: %s is not a parameter of any kernel analysed (parameters of %s)", name, l.Args[name], name, strings.Join(lists, "; "))
+	}
+	return nil
 }
 
 // maxBlockThreads is CUDA's limit on the threads of a block (every compute

@@ -34,6 +34,11 @@ func newSimPaths(c *cli.Context, file *isa.File, hw *hwdesc.Desc) (*simPaths, er
 	if err != nil {
 		return nil, withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
 	}
+	if funcs, err := selectFuncs(file, c.String("kernel")); err == nil {
+		if err := checkLaunchArgs(launch, funcs); err != nil {
+			return nil, withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
+		}
+	}
 	if launch.Threads() == 0 {
 		return nil, codef(ExitBadInput, "simulate: --paths-seed needs the launch configuration: give --block DIMS")
 	}
