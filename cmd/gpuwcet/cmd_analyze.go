@@ -48,7 +48,12 @@ bound report (docs/report.md): identification, input manifest, scope,
 numbered assumptions, results, breakdown, diagnostics and its own SHA-256.
 The Markdown report (--format markdown, --report), SARIF 2.1.0 (--format
 sarif, --sarif) and JUnit XML (--format junit, --junit) are rendered from it;
-several can be written in one run. The exit code does not depend on them.`,
+several can be written in one run. The exit code does not depend on them.
+
+INPUT is a PTX or SASS listing. A simulator trace is refused (exit 1): it
+holds only the instructions one execution ran, so the message names the PTX
+module the trace resolves to, to analyse instead with --kernel, and points
+to gpuwcet bound, which bounds the traced execution.`,
 		Flags: []cli.Flag{
 			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
 			blockFlag, gridFlag, argFlag,
@@ -116,6 +121,9 @@ func analyzeAction(c *cli.Context) error {
 	file, err := loadFile(c, path)
 	if err != nil {
 		return err
+	}
+	if file.Dialect == isa.DialectTrace {
+		return traceRefusal(file)
 	}
 	if funcs, err := selectFuncs(file, c.String("kernel")); err == nil {
 		if err := checkLaunchArgs(launch, funcs); err != nil {
@@ -288,6 +296,30 @@ func analyzeAction(c *cli.Context) error {
 		return codef(code, "analyze: %s", joinLines(msgs))
 	}
 	return nil
+}
+
+// traceRefusal is analyze's answer to a simulator trace. The trace front
+// end resolves each traced line to the PTX module beside the trace, but
+// keeps only the instructions the trace executed: a bound over the paths
+// of that partial code is not a bound of the kernel, and analysing the
+// whole module instead would silently bound another input. The message
+// names the module to analyse and points to gpuwcet bound for the traced
+// path.
+func traceRefusal(file *isa.File) error {
+	var mods, names []string
+	for _, fn := range file.Funcs {
+		names = append(names, fn.Name)
+		for _, in := range fn.Instrs {
+			if p := pass.Position(file.Fset, in.Pos); p.Filename != "" && p.Filename != file.Name && !slices.Contains(mods, p.Filename) {
+				mods = append(mods, p.Filename)
+			}
+		}
+	}
+	hint := "analyze the PTX module it was traced from"
+	if len(mods) > 0 {
+		hint = fmt.Sprintf("analyze the PTX module it resolves to (gpuwcet analyze ... --kernel '^%s$' %s)", strings.Join(names, "|"), strings.Join(mods, " "))
+	}
+	return codef(ExitBadInput, "analyze: %s is a simulator trace, which holds only the instructions one execution ran, not every path of the kernel: %s; for a bound of the traced execution use gpuwcet bound", file.Name, hint)
 }
 
 // errPrereqSentinel returns the error that pass uses to mark an action

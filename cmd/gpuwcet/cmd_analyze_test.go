@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -80,5 +81,27 @@ func BenchmarkAnalyzeLoopBound(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnalyzeTraceRefused: a trace holds only the instructions one
+// execution ran (bfs Kernel2's trace gave 68 cycles where the kernel's PTX
+// gives 103), so analyze refuses it with exit 1, naming the module and
+// kernel to analyse instead and pointing to gpuwcet bound.
+func TestAnalyzeTraceRefused(t *testing.T) {
+	const dir = "../../../shared/reference/accelsim-singlewarp/bfs-rodinia-2.0-ft/"
+	tr := dir + "_Z7Kernel2PbS_S_S_i2.trace"
+	if _, err := os.Stat(tr); err != nil {
+		t.Skip("shared reference traces not available")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-5", "--block", "32", tr}, &out, &errb)
+	if code != ExitBadInput || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, want exit 1 and no output", code, out.String())
+	}
+	for _, want := range []string{"is a simulator trace", "--kernel '^_Z7Kernel2PbS_S_S_i$' " + dir + "bfs-rodinia-2.4.sm_75.ptx", "gpuwcet bound"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
 	}
 }
