@@ -138,15 +138,24 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			p("| %s | %s |\n", c.Name, ints(c.Warps))
 		}
 		p("\nBarrier sections (D: isolated duration; L: load InitSum + Issued of one warp; I: interference charged to one warp of the class by the others, per resource: initiation + issue cycles on a resource it uses, issue cycles on another; WUB: D + I):\n\n")
-		p("| Section | From | To | Class | D | L | I | I per resource | WUB | Section bound |\n|---:|---|---|---|---:|---:|---:|---|---:|---:|\n")
+		p("| Section | From | To | Class | D | L | I | I per resource | WUB | Section bound | Times on the worst path |\n|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|\n")
 		for i, s := range k.Sections {
 			for ci, c := range s.Classes {
 				name := ints(c.Warps)
 				if ci < len(k.Classes) {
 					name = k.Classes[ci].Name
 				}
-				p("| %d | %s | %s | %s | %d | %d | %d | %s | %d | %d |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Load, c.Interference, resCharges(c), c.WUB, s.BoundCycles)
+				times := "?"
+				if s.Count >= 0 {
+					times = fmt.Sprint(s.Count)
+				}
+				p("| %d | %s | %s | %s | %d | %d | %d | %s | %d | %d | %s |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Load, c.Interference, resCharges(c), c.WUB, s.BoundCycles, times)
 			}
+		}
+		if k.SectionCountsExact {
+			p("\nThe bound is the sum over the sections of times on the worst barrier path × section bound.\n")
+		} else {
+			p("\nThe times are the most crossings of a section on a worst barrier path; their sum weighted by the section bounds is not the bound: a loop through barriers is summarised by its mean cycle weight (docs/model.md, \"Edge-weighted barrier path\"), or worst paths tie.\n")
 		}
 		p("\nPer-block contributions (per section and class, the worst path for L; I = COUNT × (INITSUM + ISSUED), its share of L):\n\n")
 		p("| Section | Class | Block | Label | Lines | Count | Issued | InitSum | I | Share |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")

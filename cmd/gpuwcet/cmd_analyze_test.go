@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -102,6 +103,44 @@ func TestAnalyzeTraceRefused(t *testing.T) {
 	for _, want := range []string{"is a simulator trace", "--kernel '^_Z7Kernel2PbS_S_S_i$' " + dir + "bfs-rodinia-2.4.sm_75.ptx", "gpuwcet bound"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+// TestAnalyzeSectionCounts: on the examples, Σ count_on_worst_path ×
+// section bound = the kernel bound (reduce: its loop barrier's section 7
+// times).
+func TestAnalyzeSectionCounts(t *testing.T) {
+	for _, args := range [][]string{
+		{"--hw", "ecrts25-orin-200", "--block", "256", "../../examples/reduce/kernel.ptx"},
+		{"--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=8", "../../examples/counted-loop/kernel.ptx"},
+		{"--hw", "paper-fig2", "--block", "64", "../../examples/paper-fig2/kernel.ptx"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"gpuwcet", "analyze", "--format", "json"}, args...), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		var r struct {
+			Kernels []struct {
+				Bound    int64 `json:"bound_cycles"`
+				Exact    bool  `json:"section_counts_exact"`
+				Sections []struct {
+					Bound int64 `json:"bound_cycles"`
+					Count int64 `json:"count_on_worst_path"`
+				} `json:"sections"`
+			} `json:"kernels"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range r.Kernels {
+			var sum int64
+			for _, s := range k.Sections {
+				sum += s.Count * s.Bound
+			}
+			if !k.Exact || sum != k.Bound {
+				t.Errorf("%v: sum of count x section bound %d, bound %d, exact %v", args, sum, k.Bound, k.Exact)
+			}
 		}
 	}
 }

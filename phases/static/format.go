@@ -21,11 +21,14 @@ type JSONKernel struct {
 	Inlined     bool          `json:"inlined_calls"`
 	Classes     []JSONClass   `json:"classes"`
 	Sections    []JSONSection `json:"sections"`
-	Loops       []JSONLoop    `json:"loops"`
-	Divergent   []JSONBranch  `json:"divergent_branches"`
-	Warnings    []string      `json:"warnings"`
-	Deadline    *int64        `json:"deadline_cycles,omitempty"`
-	Verdict     string        `json:"verdict,omitempty"`
+	// SectionCountsExact: Σ count_on_worst_path × bound_cycles over the
+	// sections equals bound_cycles.
+	SectionCountsExact bool         `json:"section_counts_exact"`
+	Loops              []JSONLoop   `json:"loops"`
+	Divergent          []JSONBranch `json:"divergent_branches"`
+	Warnings           []string     `json:"warnings"`
+	Deadline           *int64       `json:"deadline_cycles,omitempty"`
+	Verdict            string       `json:"verdict,omitempty"`
 }
 
 // JSONClass is a warp class.
@@ -37,10 +40,13 @@ type JSONClass struct {
 // JSONSection is one section of the section graph (a segment between two
 // consecutive barriers).
 type JSONSection struct {
-	From        string         `json:"from"` // "entry" or the barrier's position
-	To          string         `json:"to"`   // "end" or the barrier's position
-	BoundCycles int64          `json:"bound_cycles"`
-	Classes     []JSONSegClass `json:"classes"`
+	From        string `json:"from"` // "entry" or the barrier's position
+	To          string `json:"to"`   // "end" or the barrier's position
+	BoundCycles int64  `json:"bound_cycles"`
+	// Count is the number of times the worst barrier path crosses the
+	// section (-1: unknown); see JSONKernel.SectionCountsExact.
+	Count   int64          `json:"count_on_worst_path"`
+	Classes []JSONSegClass `json:"classes"`
 }
 
 // JSONSegClass is one class's terms over a section.
@@ -114,7 +120,7 @@ func endpoint(fset *token.FileSet, in *isa.Instr, none string) string {
 // NewJSON returns the JSON form of a report.
 func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 	j := &JSONKernel{Name: r.Func, BoundCycles: int64(r.Bound), Warps: r.NumWarps, Inlined: r.Inlined,
-		Classes: []JSONClass{}, Sections: []JSONSection{}, Loops: []JSONLoop{}, Divergent: []JSONBranch{}, Warnings: r.Warnings()}
+		SectionCountsExact: r.CountsExact, Classes: []JSONClass{}, Sections: []JSONSection{}, Loops: []JSONLoop{}, Divergent: []JSONBranch{}, Warnings: r.Warnings()}
 	if ns, ok := bound.Nanoseconds(r.Bound, r.HW); ok {
 		j.BoundNS = &ns
 	}
@@ -122,7 +128,7 @@ func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 		j.Classes = append(j.Classes, JSONClass{Name: c.Name, Warps: c.Warps})
 	}
 	for _, s := range r.Segments {
-		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound)}
+		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound), Count: s.Count}
 		for _, c := range s.Classes {
 			jc := JSONSegClass{Warps: c.Warps, Duration: int64(c.Duration), Load: int64(c.Load), Interference: int64(c.Interference),
 				PerResource: int64(c.PerResource), WholePath: int64(c.WholePath), ByResource: bound.NewJSONCharge(c.Charge, r.HW),
@@ -241,9 +247,15 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, opts TextOptions) er
 	for _, c := range j.Classes {
 		fmt.Fprintf(&b, "  %s (%d warps)\n", c.Name, len(c.Warps))
 	}
-	b.WriteString("sections (bound = max over classes of D + I; I per resource: init+issue on a resource the class uses, +issue on another):\n")
+	b.WriteString("sections (bound = max over classes of D + I; I per resource: init+issue on a resource the class uses, +issue on another;\n")
+	if j.SectionCountsExact {
+		b.WriteString("  xN: crossed N times on the worst barrier path, and the kernel bound = sum of N x section bound):\n")
+	} else {
+		b.WriteString("  xN: crossed at most N times on a worst barrier path; the kernel bound is NOT the sum of N x section bound:\n")
+		b.WriteString("  a loop through barriers is summarised by its mean cycle weight, or worst paths tie; ? = unknown):\n")
+	}
 	for si, s := range j.Sections {
-		fmt.Fprintf(&b, "  %s -> %s  bound %d\n", s.From, s.To, s.BoundCycles)
+		fmt.Fprintf(&b, "  %s -> %s  bound %d  %s\n", s.From, s.To, s.BoundCycles, countText(s.Count))
 		for i, c := range s.Classes {
 			fmt.Fprintf(&b, "    %-14s D %d  I %d%s  WUB %d\n", j.Classes[i].Name, c.Duration, c.Interference, bound.FormatCharge(r.Segments[si].Classes[i].Charge, r.HW), c.WUB)
 		}
@@ -300,4 +312,12 @@ func writeBlocks(b *strings.Builder, j *JSONKernel) {
 			}
 		}
 	}
+}
+
+// countText writes a section's count on the worst barrier path.
+func countText(n int64) string {
+	if n < 0 {
+		return "x?"
+	}
+	return fmt.Sprintf("x%d", n)
 }

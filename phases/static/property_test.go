@@ -142,6 +142,7 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
 		}
+		checkSectionCounts(t, fmt.Sprintf("seed %d", seed), res, src)
 		seg := map[segKey]*SegClass{}
 		for _, s := range res.Segments {
 			sc := s.Classes[0]
@@ -227,4 +228,34 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 	if checked < *propN/2 {
 		t.Errorf("only %d of %d programs enumerated completely", checked, *propN)
 	}
+}
+
+// checkSectionCounts checks the segments' counts on the worst barrier
+// path: known, and Σ count × section bound = the bound whenever
+// CountsExact, which must hold when no loop is summarised by its mean
+// cycle weight (walkMode walkExact).
+func checkSectionCounts(t *testing.T, what string, res *Result, src string) {
+	t.Helper()
+	var sum int64
+	for _, s := range res.Segments {
+		if s.Count < 0 {
+			t.Errorf("%s: segment count unknown\n%s", what, src)
+			return
+		}
+		sum += s.Count * int64(s.Bound)
+	}
+	if res.CountsExact != (sum == int64(res.Bound)) {
+		t.Errorf("%s: CountsExact %v but sum of count x section bound %d, bound %d\n%s", what, res.CountsExact, sum, res.Bound, src)
+	}
+	if walkMode == walkExact && !res.CountsExact {
+		t.Errorf("%s: sum of count x section bound %d != bound %d with exact loop walks\n%s", what, sum, res.Bound, src)
+	}
+}
+
+// TestSectionCountsExact: with every barrier loop walked exactly, the
+// counts of the sections on the worst barrier path add up to the bound.
+func TestSectionCountsExact(t *testing.T) {
+	defer func(m int) { walkMode = m }(walkMode)
+	walkMode = walkExact
+	soundAgainstConcretePaths(t, true)
 }

@@ -56,13 +56,19 @@ func newSectionGraph(segs []*Segment) *sectionGraph {
 	}
 	sg.end = len(sg.id) + 1
 	for _, s := range segs {
-		a, b := sg.id[s.From], sg.end // a nil From reads as 0, the entry
-		if s.To != nil {
-			b = sg.id[s.To]
-		}
-		sg.s[[2]int{a, b}] = max(sg.s[[2]int{a, b}], int64(s.Bound))
+		p := sg.pair(s)
+		sg.s[p] = max(sg.s[p], int64(s.Bound))
 	}
 	return sg
+}
+
+// pair returns the (from, to) ids of segment s.
+func (sg *sectionGraph) pair(s *Segment) [2]int {
+	a, b := sg.id[s.From], sg.end // a nil From reads as 0, the entry
+	if s.To != nil {
+		b = sg.id[s.To]
+	}
+	return [2]int{a, b}
 }
 
 // cross returns the context vector after crossing node b (a barrier or the

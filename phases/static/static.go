@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"go/token"
+	"maps"
 	"slices"
 
 	"github.com/gpuwcet/gpuwcet/bound"
@@ -77,6 +78,75 @@ type Result struct {
 	Segments []*Segment
 	// Loops lists the loop bounds used, by header position.
 	Loops []LoopUse
+	// CountsExact reports that the Count of every segment is known and
+	// Σ Count × Bound over the segments equals Bound. When false, a loop
+	// crossing barriers was summarised arithmetically (walkBound's
+	// cycle-mean bound, which is not a whole number of crossings) or the
+	// worst paths tie with different counts: Count is then the largest
+	// number of crossings of the segment on a worst path, or -1 when it
+	// could not be computed.
+	CountsExact bool
+}
+
+// countScale is M in sectionCounts; a worst path crossing segments more
+// than M−1 times in all gives no counts.
+const countScale = 1 << 20
+
+// maxCountWalks bounds the extra walks of sectionCounts (one per segment).
+const maxCountWalks = 64
+
+// sectionCounts sets each segment's Count, the number of times the worst
+// barrier path crosses it. The path is walked again with the weights
+// S'(p) = M·S(p) + [p = e] for each pair e: the heaviest path under S' is a
+// heaviest one under S (M exceeds the crossings) and crosses e most among
+// those, so its weight is M·total + count(e). path walks the barrier path
+// over a section graph.
+func (r *Result) sectionCounts(sg *sectionGraph, total int64, path func(*sectionGraph) (int64, bool, error)) {
+	for _, s := range r.Segments {
+		s.Count = -1
+	}
+	pairs := slices.SortedFunc(maps.Keys(sg.s), func(x, y [2]int) int {
+		if x[0] != y[0] {
+			return x[0] - y[0]
+		}
+		return x[1] - y[1]
+	})
+	if len(pairs) > maxCountWalks {
+		return
+	}
+	count := map[[2]int]int64{}
+	for _, e := range pairs {
+		sc := &sectionGraph{id: sg.id, end: sg.end, s: map[[2]int]int64{}, iter: map[[2]int]*outcome{}}
+		for p, x := range sg.s {
+			y, fits := mulAdd(0, countScale, x)
+			if !fits {
+				return
+			}
+			if p == e {
+				y++
+			}
+			sc.s[p] = y
+		}
+		t, ok, err := path(sc)
+		base, fits := mulAdd(0, countScale, total)
+		if err != nil || !ok || !fits || t < base || t-base >= countScale {
+			return
+		}
+		count[e] = t - base
+	}
+	var sum int64
+	seen := map[[2]int]bool{}
+	for _, s := range r.Segments {
+		p := sg.pair(s)
+		if int64(s.Bound) != sg.s[p] || seen[p] {
+			s.Count = 0 // a pair's weight is its largest segment's bound
+			continue
+		}
+		seen[p] = true
+		s.Count = count[p]
+		sum += s.Count * int64(s.Bound)
+	}
+	r.CountsExact = sum == total
 }
 
 // Segment is one barrier section between two consecutive barriers.
@@ -84,6 +154,10 @@ type Segment struct {
 	From, To *isa.Instr
 	Bound    hwdesc.Cycles // max over classes of WUB
 	Classes  []*SegClass   // in the order of Input.Classes
+	// Count is the number of times the worst barrier path crosses the
+	// segment (Result.CountsExact says whether Σ Count × Bound = the
+	// bound); -1 when unknown.
+	Count int64
 }
 
 // SegClass is the bound of one class of warps over a segment: maxima over
@@ -255,23 +329,29 @@ func Analyze(in *Input) (*Result, error) {
 	// loop bounds, crossing barrier b after barrier a costing S(a,b)
 	// (docs/model.md, "Edge-weighted barrier path").
 	sg := newSectionGraph(res.Segments)
-	pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
-		cache: map[string][]exitVal{}, sect: sg}
-	o, err := pw.walk(nil, g.Entry(), 0, val{ok: true, c: ctxVec{0: 0}})
+	path := func(sg *sectionGraph) (total int64, ok bool, err error) {
+		pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
+			cache: map[string][]exitVal{}, sect: sg}
+		o, err := pw.walk(nil, g.Entry(), 0, val{ok: true, c: ctxVec{0: 0}})
+		if err != nil {
+			return 0, false, err
+		}
+		if o.end.ok {
+			if total, ok, err = sg.cross(o.end.c, sg.end); err != nil {
+				return 0, false, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
+			}
+		}
+		return total, ok, nil
+	}
+	total, ok, err := path(sg)
 	if err != nil {
 		return nil, err
-	}
-	var total int64
-	ok := false
-	if o.end.ok {
-		if total, ok, err = sg.cross(o.end.c, sg.end); err != nil {
-			return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
-		}
 	}
 	if !ok {
 		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
 	}
 	res.Bound = hwdesc.Cycles(total)
+	res.sectionCounts(sg, total, path)
 	for _, h := range order {
 		res.Loops = append(res.Loops, LoopUse{Header: h, Block: blockOf[h], Max: used[h]})
 	}
