@@ -198,6 +198,9 @@ func newJSONBlock(fset *token.FileSet, u BlockUse, total int64) JSONBlock {
 // loop runs its header once), inlined calls, and the loops pass's warnings.
 func (r *Report) Warnings() []string {
 	ws := []string{}
+	if r.OneWarp {
+		ws = append(ws, "the block is one warp and its barriers do not form ordered sections (divergent or varying per loop iteration): bounded as one section, each block-wide barrier timed as an ordinary instruction that drains the warp (no other warp waits or interferes)")
+	}
 	if r.Inlined {
 		ws = append(ws, "device calls were inlined; callee registers share the caller's names (extra scoreboard dependencies only delay, which is sound)")
 	}

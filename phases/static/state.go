@@ -41,6 +41,22 @@ func clamp(s *phases.State, d dims) *phases.State {
 	return c
 }
 
+// drainState raises every entry of s to s.End in place: the warp's state
+// after a block-wide barrier when the block is one warp (analyzeOneWarp).
+// The engine starts the next section from NewState once the warp's work is
+// finished (End); from this state every later timing is that of NewState
+// shifted by End (missing register entries read 0 ≤ Next: see clamp). It is
+// monotone and, on materialised states, shift-invariant.
+func drainState(s *phases.State) {
+	s.Next = max(s.Next, s.End)
+	for i := range s.UnitFree {
+		s.UnitFree[i] = max(s.UnitFree[i], s.End)
+	}
+	for i := range s.RegReady {
+		s.RegReady[i] = max(s.RegReady[i], s.End)
+	}
+}
+
 // shifted returns a copy of a materialised state with every entry increased
 // by c.
 func shifted(s *phases.State, c hwdesc.Cycles) *phases.State {

@@ -1,6 +1,7 @@
 package static
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
 	"maps"
@@ -21,6 +22,11 @@ type Error struct {
 	Pos       token.Position
 	Msg       string
 	Unbounded bool
+	// sections marks the refusals of the barrier-section structure
+	// (barriers under divergent control, classes meeting different barrier
+	// pairs, a barrier loop whose cycles do not all pass a barrier): they
+	// concern multi-warp blocks only (analyzeOneWarp).
+	sections bool
 }
 
 func (e *Error) Error() string {
@@ -86,6 +92,11 @@ type Result struct {
 	// number of crossings of the segment on a worst path, or -1 when it
 	// could not be computed.
 	CountsExact bool
+	// OneWarp reports that the block is one warp whose barriers the
+	// section analysis could not order: the kernel was bounded as a single
+	// section, each block-wide barrier draining the warp
+	// (docs/model.md, "One-warp blocks").
+	OneWarp bool
 }
 
 // countScale is M in sectionCounts; a worst path crossing segments more
@@ -189,8 +200,113 @@ type LoopUse struct {
 
 type segKey struct{ from, to *isa.Instr }
 
-// Analyze computes the static bound of a kernel.
+// Analyze computes the static bound of a kernel. A block of one warp whose
+// barriers the section analysis refuses to order is bounded as a single
+// section instead (analyzeOneWarp).
 func Analyze(in *Input) (*Result, error) {
+	res, err := analyzeSections(in)
+	var se *Error
+	if err != nil && errors.As(err, &se) && se.sections && oneWarp(in) {
+		return analyzeOneWarp(in)
+	}
+	return res, err
+}
+
+// oneWarp reports whether the block is a single warp.
+func oneWarp(in *Input) bool {
+	n := 0
+	for _, c := range in.Classes {
+		n += len(c.Warps)
+	}
+	return n == 1 && len(in.Classes) == 1
+}
+
+// loopRecorder wraps the loop bound callback, recording the bounds used.
+type loopRecorder struct {
+	in      *Input
+	fset    *token.FileSet
+	used    map[*isa.Instr]int64
+	blockOf map[*isa.Instr]*cfg.Block
+	order   []*isa.Instr
+}
+
+func newLoopRecorder(in *Input, fset *token.FileSet) *loopRecorder {
+	return &loopRecorder{in: in, fset: fset, used: map[*isa.Instr]int64{}, blockOf: map[*isa.Instr]*cfg.Block{}}
+}
+
+func (r *loopRecorder) bound(l *cfg.Loop) (int64, error) {
+	n, err := r.in.Bound(l)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, &Error{Pos: position(r.fset, l.Header.Pos()), Msg: fmt.Sprintf("negative loop bound %d", n)}
+	}
+	h := l.Header.Instrs[0]
+	if _, ok := r.used[h]; !ok {
+		r.order = append(r.order, h)
+		r.blockOf[h] = l.Header
+	}
+	r.used[h] = max(r.used[h], n)
+	return n, nil
+}
+
+// loops returns the loop bounds used, by header position.
+func (r *loopRecorder) loops() []LoopUse {
+	var out []LoopUse
+	for _, h := range r.order {
+		out = append(out, LoopUse{Header: h, Block: r.blockOf[h], Max: r.used[h]})
+	}
+	slices.SortStableFunc(out, func(a, b LoopUse) int { return int(a.Header.Pos - b.Header.Pos) })
+	return out
+}
+
+// analyzeOneWarp bounds a block of one warp as a single section
+// (docs/model.md, "One-warp blocks"): one walk of the class's graph from
+// the entry to the end, every loop summarised, each block-wide barrier
+// stepped like an ordinary instruction (issuing under
+// Pipeline.BarrierIssues) and then draining the warp, which is where the
+// engine starts the next section. No other warp waits at a barrier or
+// interferes, so the barrier structure needs no check.
+func analyzeOneWarp(in *Input) (*Result, error) {
+	g := in.Graph
+	fset := g.Fset
+	c := in.Classes[0]
+	if err := refuse(c.Graph); err != nil {
+		return nil, err
+	}
+	ops, err := prepare(in, fset)
+	if err != nil {
+		return nil, err
+	}
+	d := dims{units: len(in.Engine.HW().Units), regs: in.Engine.NumRegs()}
+	lr := newLoopRecorder(in, fset)
+	cg := c.Graph
+	w := &walker{g: cg, ops: ops, d: d, timed: true, drain: true, bound: lr.bound,
+		hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference, loads: true,
+		pipe: in.Engine.HW().Pipeline, track: true, delay: map[blockRange]hwdesc.Cycles{}}
+	o, err := w.walk(nil, cg.Entry(), 0, val{s: in.Engine.NewState(), ok: true})
+	if err != nil {
+		return nil, err
+	}
+	if !o.end.ok {
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
+	}
+	v := o.end
+	sc := &SegClass{Warps: c.Warps, Duration: v.s.End, Load: hwdesc.Cycles(v.i), Loads: v.l}
+	sc.Blocks = w.blockUses(v.wit)
+	b, cs, err := bound.SectionBound([]bound.Terms{{Warps: len(c.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}})
+	if err != nil {
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
+	}
+	sc.Charge = cs[0]
+	res := &Result{Func: g.Func.Name, HW: in.Engine.HW(), NumWarps: 1, Bound: b, CountsExact: true, OneWarp: true,
+		Segments: []*Segment{{Bound: b, Classes: []*SegClass{sc}, Count: 1}}, Loops: lr.loops()}
+	return res, nil
+}
+
+// analyzeSections computes the static bound of a kernel by barrier sections.
+func analyzeSections(in *Input) (*Result, error) {
 	if in.Engine == nil || in.Graph == nil || len(in.Classes) == 0 || in.Bound == nil {
 		return nil, fmt.Errorf("static: incomplete input (engine, graph, classes and loop bounds are required)")
 	}
@@ -295,7 +411,7 @@ func Analyze(in *Input) (*Result, error) {
 						break
 					}
 				}
-				return nil, &Error{Pos: segPos(fset, g, sk), Unbounded: true, Msg: fmt.Sprintf(
+				return nil, &Error{Pos: segPos(fset, g, sk), Unbounded: true, sections: true, Msg: fmt.Sprintf(
 					"warps %v can go from %s to %s but warps %v cannot: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)",
 					in.Classes[other].Warps, barName(fset, sk.from, "the kernel entry"), barName(fset, sk.to, "the end"), in.Classes[ci].Warps)}
 			}
@@ -480,7 +596,7 @@ func barrierSites(g *cfg.Graph, fset *token.FileSet) (map[*isa.Instr]site, error
 				continue
 			}
 			if _, dup := m[x]; dup {
-				return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, Msg: fmt.Sprintf("barrier %q is under divergent control: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", x.Text)}
+				return nil, &Error{Pos: position(fset, x.Pos), Unbounded: true, sections: true, Msg: fmt.Sprintf("barrier %q is under divergent control: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", x.Text)}
 			}
 			m[x] = site{b, k}
 		}
@@ -568,7 +684,7 @@ func checkUniform(g *cfg.Graph, uniform func(*cfg.Block) bool, fset *token.FileS
 				break
 			}
 			last := b.Last()
-			return &Error{Pos: position(fset, last.Pos), Unbounded: true, Msg: fmt.Sprintf("branch %q is not known to be uniform across the block and its sides reach different barriers: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", last.Text)}
+			return &Error{Pos: position(fset, last.Pos), Unbounded: true, sections: true, Msg: fmt.Sprintf("branch %q is not known to be uniform across the block and its sides reach different barriers: warps may reach different barrier sequences (barrier divergence is undefined behaviour in CUDA)", last.Text)}
 		}
 	}
 	return nil

@@ -117,11 +117,14 @@ func mulAddLoads(a []phases.Load, m int64, b []phases.Load) ([]phases.Load, bool
 
 // walker runs the structural analysis over one graph.
 type walker struct {
-	g      *cfg.Graph
-	ops    map[*isa.Instr]*phases.Op
-	d      dims
-	timed  bool // track the timing state
-	stop   bool // segment mode: stop at block-wide barriers; loops holding one are walked, not summarised
+	g     *cfg.Graph
+	ops   map[*isa.Instr]*phases.Op
+	d     dims
+	timed bool // track the timing state
+	stop  bool // segment mode: stop at block-wide barriers; loops holding one are walked, not summarised
+	// drain: one-warp mode (analyzeOneWarp): a block-wide barrier is
+	// stepped like any instruction, then drains the warp (drainState).
+	drain  bool
 	weight func(op *phases.Op) int64
 	// loads: also compute, per resource, the longest path for the
 	// instructions issued there and for their initiation intervals
@@ -455,7 +458,7 @@ func (w *walker) cycleError(n int) error {
 	} else {
 		b = w.g.Loops[n-nb].Header
 	}
-	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true}
+	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true, sections: true}
 }
 
 // transfer applies the instructions lo..hi-1 of blk to v in place and
@@ -482,6 +485,9 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 		}
 		if v.s != nil {
 			last = phases.Step(v.s, op)
+			if w.drain && op.Sync {
+				drainState(v.s)
+			}
 		}
 		wt := w.weight(op)
 		if wt != 0 {
