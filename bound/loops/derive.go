@@ -320,6 +320,8 @@ type analysis struct {
 	deriving  map[*cfg.Loop]bool
 	walks     map[*cfg.Loop]*walk
 	guardMemo map[*cfg.Loop][]guard
+	// views are the PTX-shaped views of SASS instructions (sass.go).
+	views map[*isa.Instr]*isa.Instr
 	// side collects the conditions under which the values computed by
 	// defValue are exact (a widening conversion needs its operand in the
 	// source type); candidate moves them into its checks.
@@ -360,6 +362,7 @@ func newAnalysis(g *cfg.Graph) *analysis {
 			a.params[p.Name] = p
 		}
 	}
+	a.sassViews()
 	return a
 }
 
@@ -474,6 +477,9 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 			}
 		}
 	}
+	// R2P PR (and the like) write every predicate register.
+	expandPR(inLoop)
+	expandPR(clobbered)
 	// Walk the spine once, recording the state at each exit test.
 	st := map[string]sym{}
 	ps := map[string]pred{}
@@ -619,6 +625,12 @@ func (a *analysis) spine(l *cfg.Loop) []*cfg.Block {
 
 // step applies one spine instruction to the symbolic state.
 func (a *analysis) step(in *isa.Instr, st map[string]sym, ps map[string]pred, val func(isa.Operand) sym) {
+	for r := range ps {
+		if predClobber(in, r) {
+			ps[r] = pred{}
+		}
+	}
+	in = a.viewOf(in)
 	// Read the sources before the destinations are written.
 	srcs := make([]sym, len(in.Srcs))
 	for i, o := range in.Srcs {
@@ -1047,6 +1059,9 @@ func (a *analysis) unknownWhy(setp *isa.Instr, clobbered, inLoop map[string]bool
 		return fmt.Sprintf("%q is not a plain comparison", setp.Text)
 	}
 	for _, o := range setp.Srcs {
+		if o.Kind == isa.OpMem && strings.HasPrefix(o.Text, "c[") {
+			return fmt.Sprintf("an operand of %q is the constant-bank value %s, whose kernel argument is not known", setp.Text, o.Text)
+		}
 		for _, r := range o.Regs {
 			if clobbered[r] {
 				return fmt.Sprintf("%s is written conditionally, under a guard or in an inner loop", r)
@@ -1358,6 +1373,9 @@ func (a *analysis) guardAt(b, next *cfg.Block) (guard, bool) {
 		enterWhen = !enterWhen
 	}
 	ds, undef := a.reaching(br.Guard.Reg, b, len(b.Instrs)-1)
+	if len(ds) == 1 {
+		ds[0] = a.viewOf(ds[0])
+	}
 	if undef || len(ds) != 1 || ds[0].Guard.Reg != "" || ds[0].Opcode != "setp" || len(ds[0].Mods) != 2 || len(ds[0].Srcs) != 2 || len(ds[0].Dsts) != 1 {
 		return guard{}, false
 	}
@@ -1477,6 +1495,9 @@ func (a *analysis) reaching(r string, b *cfg.Block, i int) ([]*isa.Instr, bool) 
 }
 
 func writes(in *isa.Instr, r string) bool {
+	if predClobber(in, r) {
+		return true
+	}
 	for _, d := range in.Defs() {
 		if d == r {
 			return true
@@ -1525,6 +1546,7 @@ func (a *analysis) defValue(in *isa.Instr, width int, stack map[*isa.Instr]bool,
 	}
 	stack[in] = true
 	defer delete(stack, in)
+	in = a.viewOf(in)
 	bad := func() (*interval, string) {
 		return nil, fmt.Sprintf("%q at %s is not a computation of launch dimensions and arguments", in.Text, a.lineOf(in))
 	}
