@@ -43,8 +43,10 @@
 // iterations), and guards before the loop (a launch-invariant test that
 // skips the loop gives bound 1; a test on the initial value or the limit
 // narrows its range to the threads that enter). docs/model.md (Loop bounds)
-// sketches the proofs. A loop that is not understood is unbounded: nothing
-// is guessed.
+// sketches the proofs. SASS listings are read through exact PTX readings
+// of their integer moves, sums and ISETP comparisons (sass.go); a limit in
+// the constant bank is not mapped to an argument. A loop that is not
+// understood is unbounded: nothing is guessed.
 //
 // # Annotated bounds
 //
