@@ -97,19 +97,9 @@ func NewJSON(g *Graph, withInstrs bool) *JSON {
 		p := g.Fset.Position(fn.Pos)
 		j.File, j.Line = p.Filename, p.Line
 	}
-	line := func(b *Block) int {
-		if g.Fset == nil || !b.Pos().IsValid() {
-			return 0
-		}
-		return g.Fset.Position(b.Pos()).Line
-	}
 	instr := func(i int) JSONInstr {
 		in := fn.Instrs[i]
-		ji := JSONInstr{Index: i, Text: instrText(in)}
-		if g.Fset != nil && in.Pos.IsValid() {
-			ji.Line = g.Fset.Position(in.Pos).Line
-		}
-		return ji
+		return JSONInstr{Index: i, Line: g.line(in.Pos), Text: instrText(in)}
 	}
 	for i, b := range g.Blocks {
 		jb := JSONBlock{
@@ -118,7 +108,7 @@ func NewJSON(g *Graph, withInstrs bool) *JSON {
 			Labels:     b.Labels,
 			First:      b.First,
 			Count:      len(b.Instrs),
-			Line:       line(b),
+			Line:       g.line(b.Pos()),
 			Reachable:  b.Reachable,
 			Succs:      edgesJSON(b.Succs, true),
 			Preds:      edgesJSON(b.Preds, false),
@@ -150,7 +140,7 @@ func NewJSON(g *Graph, withInstrs bool) *JSON {
 			Index:       l.Index,
 			Header:      l.Header.Index,
 			HeaderLabel: l.Label(),
-			HeaderLine:  line(l.Header),
+			HeaderLine:  g.line(l.Header.Pos()),
 			Parent:      -1,
 			Depth:       l.Depth,
 			Latches:     indices(l.Latches),

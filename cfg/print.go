@@ -75,11 +75,21 @@ func Format(w io.Writer, g *Graph) error {
 	return bw.Flush()
 }
 
-func (g *Graph) lineOf(pos token.Pos) string {
+// line returns the source line of pos, or 0 without a file set or a
+// valid position.
+func (g *Graph) line(pos token.Pos) int {
 	if g.Fset == nil || !pos.IsValid() {
-		return "-"
+		return 0
 	}
-	return itoa(g.Fset.Position(pos).Line)
+	return g.Fset.Position(pos).Line
+}
+
+// lineOf is line as text, "-" when unknown.
+func (g *Graph) lineOf(pos token.Pos) string {
+	if l := g.line(pos); l > 0 {
+		return itoa(l)
+	}
+	return "-"
 }
 
 func instrText(in *isa.Instr) string {
