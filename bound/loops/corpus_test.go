@@ -1,6 +1,7 @@
 package loops
 
 import (
+	"go/token"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -8,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
-	"go/token"
 )
 
 var lineRE = regexp.MustCompile(`line \d+`)
@@ -24,33 +25,53 @@ func TestCorpus(t *testing.T) {
 	}
 	var files []string
 	for _, dir := range []string{"corpus/ptx", "reference"} {
-		root := sharedDir(t, dir)
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".ptx") {
-				files = append(files, p)
-			}
-			return nil
-		})
+		files = append(files, corpusFiles(sharedDir(t, dir), ".ptx")...)
 	}
-	var loops, bounded, kernels, parseFail int
+	deriveCorpus(t, files, func(fset *token.FileSet, p string, src []byte) (*isa.File, error) {
+		return ptx.ParseFile(fset, p, src, 0)
+	}, false)
+}
+
+// corpusFiles lists the files under root whose names end in ext.
+func corpusFiles(root, ext string) []string {
+	var files []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ext) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files
+}
+
+// deriveCorpus parses every file with parse, derives the loop bounds of
+// every function without launch values, fails on any Compute error other
+// than a missing launch value, and logs derived vs unbounded counts with
+// the reasons for the unbounded ones. logEach also logs every loop.
+func deriveCorpus(t *testing.T, files []string, parse func(*token.FileSet, string, []byte) (*isa.File, error), logEach bool) {
+	t.Helper()
+	var loops, bounded, funcs, parseFail int
 	why := map[string]int{}
 	for _, p := range files {
-		src := readFile(t, p)
-		fset := token.NewFileSet()
-		f, err := ptx.ParseFile(fset, p, src, 0)
+		f, err := parse(token.NewFileSet(), p, readFile(t, p))
 		if err != nil {
 			parseFail++
 			continue
 		}
-		_, gs := graphsOf(t, f)
+		gs := graphsOf(t, f)
 		for _, g := range gs {
-			kernels++
-			// No launch values: count what derives symbolically.
+			funcs++
 			for _, d := range Derive(g) {
 				loops++
 				if d.Expr != nil {
 					bounded++
+					if logEach {
+						t.Logf("derived: %s: %s: %s", filepath.Base(p), g.Func.Name, d.Why)
+					}
 					continue
+				}
+				if logEach {
+					t.Logf("unbounded: %s: %s", filepath.Base(p), d.Why)
 				}
 				k := lineRE.ReplaceAllString(d.Why, "line N")
 				if i := strings.Index(k, ";"); i > 0 {
@@ -66,7 +87,7 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d files (%d not parsed), %d functions, %d loops: %d derived, %d unbounded", len(files), parseFail, kernels, loops, bounded, loops-bounded)
+	t.Logf("%d files (%d not parsed), %d functions, %d loops: %d derived, %d unbounded", len(files), parseFail, funcs, loops, bounded, loops-bounded)
 	var ks []string
 	for k := range why {
 		ks = append(ks, k)

@@ -79,7 +79,6 @@ func (d *Derivation) evalNote(env Env) (int64, string, error) {
 	}
 	best := int64(-1)
 	var first error
-	note := ""
 	for _, c := range d.cands {
 		if g := c.skipped(env); g != nil {
 			return 1, "the test " + strconv.Quote(g.at.Text) + " before the loop skips it at this launch", nil
@@ -96,9 +95,9 @@ func (d *Derivation) evalNote(env Env) (int64, string, error) {
 		}
 	}
 	if best < 0 {
-		return 0, note, first
+		return 0, "", first
 	}
-	return best, note, nil
+	return best, "", nil
 }
 
 // skipped returns the guard that skips the loop at env, or nil. A guard

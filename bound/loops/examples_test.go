@@ -21,6 +21,9 @@ func TestExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.file, err)
 		}
+		if len(r.Loops) != len(tc.want) {
+			t.Fatalf("%s: %d loops, want %d", tc.file, len(r.Loops), len(tc.want))
+		}
 		for i, lb := range r.Loops {
 			if lb.Bound == nil {
 				t.Errorf("%s: loop %d unbounded: %s", tc.file, i, lb.Why)
