@@ -168,18 +168,10 @@ func IsSync(in *isa.Instr) bool {
 	return in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
 }
 
-// IssuesNothing reports whether the default model (hwdesc.Pipeline zero
-// value: the ECRTS 2025 model) gives in no issue slot and no unit: ret and
-// exit (the warp just finishes its pending work) and block-wide barriers (a
-// synchronisation point between sections). Engine.IssuesNothing applies a
-// description's pipeline settings.
-func IssuesNothing(in *isa.Instr) bool {
-	return in.Kind == isa.KindReturn || in.Kind == isa.KindExit || IsSync(in)
-}
-
 // IssuesNothing reports whether in issues nothing under the engine's
 // description: ret/exit unless Pipeline.RetIssues, block barriers unless
-// Pipeline.BarrierIssues.
+// Pipeline.BarrierIssues (the default model, the ECRTS 2025 one, issues
+// none of them).
 func (e *Engine) IssuesNothing(in *isa.Instr) bool {
 	switch {
 	case in.Kind == isa.KindReturn || in.Kind == isa.KindExit:
@@ -377,10 +369,8 @@ type Timing struct {
 // An Op that issues nothing (ret, exit, bar.sync by default) leaves s
 // unchanged and gets Issue = Start = s.Next, Ready = s.End. The control
 // hazard after a branch is not part of Step: it belongs to the edge to the
-// next instruction (WaitAfter).
-func (e *Engine) Step(s *State, op *Op) Timing { return Step(s, op) }
-
-// Step is Engine.Step; it needs no engine once the Op is prepared.
+// next instruction (WaitAfter). Step needs no engine once the Op is
+// prepared.
 func Step(s *State, op *Op) Timing {
 	if op.Unit == NoUnit {
 		return Timing{Issue: s.Next, Start: s.Next, Ready: s.End}

@@ -227,17 +227,25 @@ func BuildClassPath(e *Engine, path []*Op, redirect []bool, explain bool) *Class
 func PathRedirects(fn *isa.Func, path []*isa.Instr) []bool {
 	r := make([]bool, max(len(path)-1, 0))
 	for i := range r {
-		in, next := path[i], path[i+1]
-		r[i] = Redirects(in, next)
-		if !r[i] && fn != nil {
-			for _, t := range in.Targets {
-				if j, ok := fn.Labels[t]; ok && j == next.Index {
-					r[i] = true
-				}
+		r[i] = EdgeRedirects(fn, path[i], path[i+1])
+	}
+	return r
+}
+
+// EdgeRedirects is PathRedirects for the one edge in -> next of fn (nil:
+// unknown, only Redirects applies).
+func EdgeRedirects(fn *isa.Func, in, next *isa.Instr) bool {
+	if Redirects(in, next) {
+		return true
+	}
+	if fn != nil {
+		for _, t := range in.Targets {
+			if j, ok := fn.Labels[t]; ok && j == next.Index {
+				return true
 			}
 		}
 	}
-	return r
+	return false
 }
 
 func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain bool) *Class {

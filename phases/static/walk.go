@@ -435,7 +435,7 @@ func (w *walker) edgeWait(v val, e cfg.Edge, last phases.Timing) val {
 		// No next instruction known here: either outcome.
 		wait = op.WaitsAfter(true) || op.WaitsAfter(false)
 	} else {
-		redirect := phases.PathRedirects(w.g.Func, []*isa.Instr{x, e.To.Instrs[0]})[0]
+		redirect := phases.EdgeRedirects(w.g.Func, x, e.To.Instrs[0])
 		wait = op.WaitsAfter(redirect)
 		if !wait && !op.WaitTaken && !op.WaitFallThrough && redirect && e.Kind == cfg.EdgeResume && w.pipe.WaitsAfterBranch(true) {
 			wait = true
