@@ -141,10 +141,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("| Section | From | To | Class | D | L | I | I per resource | WUB | Section bound | Times on the worst path |\n|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|\n")
 		for i, s := range k.Sections {
 			for ci, c := range s.Classes {
-				name := ints(c.Warps)
-				if ci < len(k.Classes) {
-					name = k.Classes[ci].Name
-				}
+				name := className(k.Classes, ci, c)
 				times := "?"
 				if s.Count >= 0 {
 					times = fmt.Sprint(s.Count)
@@ -161,10 +158,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("| Section | Class | Block | Label | Lines | Count | Issued | InitSum | I | Share |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
 		for i, s := range k.Sections {
 			for ci, c := range s.Classes {
-				name := ints(c.Warps)
-				if ci < len(k.Classes) {
-					name = k.Classes[ci].Name
-				}
+				name := className(k.Classes, ci, c)
 				for _, u := range c.Blocks {
 					blk := u.Block
 					if u.Instrs[0] > 0 || u.Instrs[1] < u.Size {
@@ -324,6 +318,15 @@ func args(m map[string]int64) string {
 		parts = append(parts, code(fmt.Sprintf("%s=%d", k, m[k])))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// className names section class c, the ci-th of its section: the name of
+// the kernel's ci-th warp class, or its warps when there is none.
+func className(classes []static.JSONClass, ci int, c static.JSONSegClass) string {
+	if ci < len(classes) {
+		return classes[ci].Name
+	}
+	return ints(c.Warps)
 }
 
 func ints(xs []int) string {

@@ -118,7 +118,7 @@ func analyzeAction(c *cli.Context) error {
 		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 	}
 	path := c.Args().First()
-	file, err := loadFile(c, path)
+	file, sha, err := loadFileSHA(c, path)
 	if err != nil {
 		return err
 	}
@@ -130,11 +130,6 @@ func analyzeAction(c *cli.Context) error {
 			return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 		}
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	sha := loops.SHA256(src)
 	inputs := []report.Input{{Path: path, SHA256: sha, Kind: file.Dialect.String(), Version: file.Version, Target: file.Target}}
 	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha}}
 	if fp := c.String("facts"); fp != "" {

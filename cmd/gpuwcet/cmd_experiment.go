@@ -83,6 +83,19 @@ type tightRow struct {
 	gub      hwdesc.Cycles
 }
 
+// splitPolicies parses a comma-separated --policies list.
+func splitPolicies(s string) ([]sim.Policy, error) {
+	var pols []sim.Policy
+	for _, p := range strings.Split(s, ",") {
+		pol, err := sim.ParsePolicy(strings.TrimSpace(p))
+		if err != nil {
+			return nil, err
+		}
+		pols = append(pols, pol)
+	}
+	return pols, nil
+}
+
 func splitInts(s, what string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -118,13 +131,9 @@ func runTightness(c *cli.Context) error {
 			return err
 		}
 	}
-	var pols []sim.Policy
-	for _, p := range strings.Split(c.String("policies"), ",") {
-		pol, err := sim.ParsePolicy(strings.TrimSpace(p))
-		if err != nil {
-			return codef(ExitBadInput, "experiment tightness: --policies: %v", err)
-		}
-		pols = append(pols, pol)
+	pols, err := splitPolicies(c.String("policies"))
+	if err != nil {
+		return codef(ExitBadInput, "experiment tightness: --policies: %v", err)
 	}
 	format := c.String("format")
 	if format != "markdown" && format != "csv" && format != "blocks" {

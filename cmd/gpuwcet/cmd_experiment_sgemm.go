@@ -218,13 +218,9 @@ func runSGEMM(c *cli.Context) error {
 			return err
 		}
 	}
-	var pols []sim.Policy
-	for _, p := range strings.Split(c.String("policies"), ",") {
-		pol, err := sim.ParsePolicy(strings.TrimSpace(p))
-		if err != nil {
-			return codef(ExitBadInput, "experiment sgemm: --policies: %v", err)
-		}
-		pols = append(pols, pol)
+	pols, err := splitPolicies(c.String("policies"))
+	if err != nil {
+		return codef(ExitBadInput, "experiment sgemm: --policies: %v", err)
 	}
 	adv := map[int]bool{}
 	if s := strings.TrimSpace(c.String("adversarial-warps")); s != "" {

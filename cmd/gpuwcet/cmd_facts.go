@@ -138,11 +138,7 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 
 // factsLoad reads a listing, its SHA-256 and the graphs of its functions.
 func factsLoad(c *cli.Context, path string) (*isa.File, string, []*cfg.Graph, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", nil, withCode(ExitBadInput, err)
-	}
-	file, err := loadFile(c, path)
+	file, sha, err := loadFileSHA(c, path)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -157,5 +153,5 @@ func factsLoad(c *cli.Context, path string) (*isa.File, string, []*cfg.Graph, er
 		}
 		gs = append(gs, g)
 	}
-	return file, loops.SHA256(src), gs, nil
+	return file, sha, gs, nil
 }

@@ -90,7 +90,7 @@ and exits with code 4 when the makespan exceeds its bound.`,
 			if err != nil {
 				return withCode(ExitBadInput, fmt.Errorf("simulate: --hw: %w", err))
 			}
-			file, err := loadFile(c, c.Args().First())
+			file, sha, err := loadFileSHA(c, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ and exits with code 4 when the makespan exceeds its bound.`,
 			}
 			var paths *simPaths
 			if c.IsSet("paths-seed") || c.Bool("max-loops") || c.Bool("check-bound") {
-				if paths, err = newSimPaths(c, file, hw); err != nil {
+				if paths, err = newSimPaths(c, file, sha, hw); err != nil {
 					return err
 				}
 			} else {

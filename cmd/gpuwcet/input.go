@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
 )
@@ -32,15 +33,25 @@ var (
 // --dedupe when the command defines them. Errors carry exit code
 // ExitBadInput and name the file.
 func loadFile(c *cli.Context, path string) (*isa.File, error) {
-	return loadFileSet(c, token.NewFileSet(), path)
+	f, _, err := loadFileSrc(c, path)
+	return f, err
 }
 
-// loadFileSet is loadFile with a caller-supplied file set (several inputs
-// sharing positions).
-func loadFileSet(c *cli.Context, fset *token.FileSet, path string) (*isa.File, error) {
+// loadFileSHA is loadFile that also returns the SHA-256 of the bytes it
+// parsed (loops.SHA256), the listing checksum of facts and reports.
+func loadFileSHA(c *cli.Context, path string) (*isa.File, string, error) {
+	f, src, err := loadFileSrc(c, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, loops.SHA256(src), nil
+}
+
+// loadFileSrc is loadFile that also returns the bytes it parsed.
+func loadFileSrc(c *cli.Context, path string) (*isa.File, []byte, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, withCode(ExitBadInput, err) // *fs.PathError names the file
+		return nil, nil, withCode(ExitBadInput, err) // *fs.PathError names the file
 	}
 	opts := &load.Options{Format: load.Auto}
 	if c != nil {
@@ -51,12 +62,12 @@ func loadFileSet(c *cli.Context, fset *token.FileSet, path string) (*isa.File, e
 		}
 		opts.Dedupe = c.Bool(dedupeFlag.Name)
 	}
-	f, err := load.FileWith(fset, path, src, opts)
+	f, err := load.FileWith(token.NewFileSet(), path, src, opts)
 	if err != nil {
 		if !strings.Contains(err.Error(), path) {
 			err = fmt.Errorf("%s: %w", path, err)
 		}
-		return nil, withCode(ExitBadInput, err)
+		return nil, nil, withCode(ExitBadInput, err)
 	}
-	return f, nil
+	return f, src, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -29,7 +28,9 @@ type simPaths struct {
 	check  bool
 }
 
-func newSimPaths(c *cli.Context, file *isa.File, hw *hwdesc.Desc) (*simPaths, error) {
+// newSimPaths reads the flags of drawn executions; sha is the SHA-256 of
+// the listing file was parsed from (loadFileSHA).
+func newSimPaths(c *cli.Context, file *isa.File, sha string, hw *hwdesc.Desc) (*simPaths, error) {
 	launch, err := launchFromFlags(c)
 	if err != nil {
 		return nil, withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
@@ -49,11 +50,7 @@ func newSimPaths(c *cli.Context, file *isa.File, hw *hwdesc.Desc) (*simPaths, er
 	if err != nil {
 		return nil, codef(ExitBadInput, "simulate: --sides: %v", err)
 	}
-	src, err := os.ReadFile(c.Args().First())
-	if err != nil {
-		return nil, withCode(ExitBadInput, err)
-	}
-	p := &simPaths{file: file, hw: hw, launch: launch, sha: loops.SHA256(src), seed: c.Uint64("paths-seed"),
+	p := &simPaths{file: file, hw: hw, launch: launch, sha: sha, seed: c.Uint64("paths-seed"),
 		opt: simt.Options{Order: order, MaxLoops: c.Bool("max-loops")}, check: c.Bool("check-bound")}
 	if fp := c.String("facts"); fp != "" {
 		if p.facts, err = loops.LoadFacts(fp); err != nil {
