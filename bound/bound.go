@@ -132,7 +132,7 @@ func Compute(p *phases.Profile) (*Result, error) {
 // and, per resource, of the instructions one warp issues there and of the
 // sum of their initiation intervals, and an upper bound of the warp's
 // whole InitSum + Issued. On a fixed path Load is the sum of the Loads; the
-// static multi-path analysis (package phases/static) passes maxima over
+// static multi-path analysis (package bound/static) passes maxima over
 // paths, each taken separately, so that Load may be below the sum.
 type Terms struct {
 	Warps    int

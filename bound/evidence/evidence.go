@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"go/token"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/simt"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // Analysis is a kernel analysed as gpuwcet analyze does, with a generator

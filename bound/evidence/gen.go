@@ -1,6 +1,6 @@
 // Package evidence holds the soundness evidence of the static multi-path
 // bound (gpuwcet analyze): random structured PTX kernels go through the
-// real front end and the static analysis (package phases/static, as
+// real front end and the static analysis (package bound/static, as
 // analyze runs it), concrete executions are drawn on a SIMT reconvergence
 // stack (package phases/sim/simt) and simulated under every scheduling
 // policy (package phases/sim); the makespan must never exceed the bound.

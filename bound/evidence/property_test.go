@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/simt"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 var (

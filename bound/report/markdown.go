@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuwcet/gpuwcet/phases/static"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 )
 
 // WriteMarkdown writes the report for a certification reviewer, organised

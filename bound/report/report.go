@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/gpuwcet/gpuwcet/phases/static"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 )
 
 // SchemaVersion is the version of the JSON report written by this package.

@@ -1,6 +1,6 @@
 package validation
 
-// The static bound (phases/static, gpuwcet analyze) of the PTX of each
+// The static bound (bound/static, gpuwcet analyze) of the PTX of each
 // traced kernel, compared with the observation and the trace-based bound
 // (docs/validation.md, "Static bound on the traced Rodinia kernels").
 
@@ -16,12 +16,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // StaticRow is the static bound of the kernel of one single-warp trace.
@@ -59,7 +59,7 @@ func (r StaticRow) StaticOverTrace() float64 {
 
 // Loop sources of StaticLoop.
 const (
-	LoopDerived   = "derived"   // derived by bound/loops at the launch configuration
+	LoopDerived   = "derived"   // derived by cfg/loops at the launch configuration
 	LoopTraced    = "traced"    // generated from the trace: only as good as the traced input
 	LoopAnnotated = "annotated" // another facts file (not used by this harness yet)
 )
@@ -102,7 +102,7 @@ func (l StaticLoop) Covers() bool {
 // to), with the trace harness's hardware description (Description, with
 // the same MemAccesses calibration as SingleWarp), the launch
 // configuration of kernel_launch_stats.csv and loop bounds that cover the
-// traced run: derived where bound/loops derives a value at that launch
+// traced run: derived where cfg/loops derives a value at that launch
 // (no kernel argument is recorded), otherwise the largest number of header
 // executions per entry observed in the trace, written as a facts file.
 func StaticBounds(refDir string) ([]StaticRow, error) {
@@ -306,7 +306,7 @@ func staticOne(refDir string, r *StaticRow, launches map[string][]launchRec) err
 	if fn == nil {
 		return fmt.Errorf("the trace resolved to %s, which has no kernel %s", r.Module, r.Kernel)
 	}
-	ifn, _, err := static.Inline(file, fn)
+	ifn, _, err := cfg.Inline(file, fn)
 	if err != nil {
 		r.Refused = err.Error()
 		return nil

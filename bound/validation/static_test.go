@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 

@@ -17,12 +17,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/bound/report"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 func analyzeCommand() *cli.Command {

@@ -10,15 +10,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound"
-	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/simt"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 const sgemmKernel = "_Z17sgemm_double_buffiiifPKfS0_fPf"

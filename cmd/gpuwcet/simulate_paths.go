@@ -6,13 +6,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/simt"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // simPaths draws a block's paths through a kernel with control flow

@@ -2,10 +2,10 @@ package main
 
 import (
 	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/phases"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // suite is the registry of analyses, in dependency order. To add a pass,

@@ -60,12 +60,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
-	"github.com/gpuwcet/gpuwcet/phases/static"
 )
 
 // Order is the order in which the sides of a divergent branch run.
@@ -314,14 +313,14 @@ func setKey(m map[int]bool) string {
 }
 
 // NewKernel builds the generator of fn's executions on the graph the static
-// pass (phases/static, gpuwcet analyze) analyses: device calls inlined
+// pass (bound/static, gpuwcet analyze) analyses: device calls inlined
 // (static.Inline), the divergence classes of launch, the loop bounds of the
 // loops pass (derived, or from facts bound to the listing's checksum sha),
 // and the inlined returns timed as the rets they replace (Returns). It
 // returns the inlined function the paths come from, to give
 // sim.CompileFunc (fn itself when it has no calls).
 func NewKernel(file *isa.File, fn *isa.Func, launch pass.Launch, facts *loops.Facts, sha string) (*Generator, *isa.Func, error) {
-	ifn, inl, err := static.Inline(file, fn)
+	ifn, inl, err := cfg.Inline(file, fn)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,7 +3,6 @@ package simtest
 import (
 	"fmt"
 
-	"github.com/gpuwcet/gpuwcet/bound"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
@@ -110,23 +109,4 @@ func Worst(c *Case, seed int64, budget int) (Outcome, error) {
 		}
 	}
 	return o, nil
-}
-
-// Bounds are the bounds of package bound for a case: the sound bound and
-// the ECRTS 2025 GUB (reported for comparison).
-type Bounds struct {
-	Bound, PaperGUB hwdesc.Cycles
-}
-
-// ComputeBounds profiles the case and computes its bounds.
-func ComputeBounds(c *Case) (Bounds, error) {
-	p, err := c.Profile()
-	if err != nil {
-		return Bounds{}, err
-	}
-	r, err := bound.Compute(p)
-	if err != nil {
-		return Bounds{}, err
-	}
-	return Bounds{Bound: r.Bound, PaperGUB: r.GUB}, nil
 }

@@ -1,10 +1,9 @@
-package static
+package cfg
 
 import (
 	"fmt"
 	"go/token"
 
-	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
@@ -21,8 +20,8 @@ import (
 // Inlined lists the synthetic returns (they issue nothing) and the call
 // instructions whose callee follows them (timed as the description routes
 // the call opcode). A function without calls is returned unchanged. Recursion (from the call
-// graph, cfg.BuildCallGraph), indirect calls and calls to functions without
-// a body are refused with an *Error marked Unbounded.
+// graph, BuildCallGraph), indirect calls and calls to functions without
+// a body are refused with an *InlineError marked Unbounded.
 func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 	hasCall := false
 	for _, in := range fn.Instrs {
@@ -34,12 +33,17 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 	if !hasCall {
 		return fn, nil, nil
 	}
-	cg := cfg.BuildCallGraph(file)
-	byName := map[string]*cfg.CallNode{}
+	cg := BuildCallGraph(file)
+	byName := map[string]*CallNode{}
 	for _, n := range cg.Nodes {
 		byName[n.Name] = n
 	}
-	pos := func(p token.Pos) token.Position { return position(file.Fset, p) }
+	pos := func(p token.Pos) token.Position {
+		if file.Fset == nil || !p.IsValid() {
+			return token.Position{}
+		}
+		return file.Fset.Position(p)
+	}
 	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos}
 	out := &isa.Func{}
 	*out = *fn
@@ -69,7 +73,7 @@ type Inlined struct {
 
 type inliner struct {
 	file    *isa.File
-	byName  map[string]*cfg.CallNode
+	byName  map[string]*CallNode
 	noIssue map[*isa.Instr]bool
 	returns map[*isa.Instr]*isa.Instr
 	calls   map[*isa.Instr]bool
@@ -83,7 +87,7 @@ const maxInlineInstrs = 1 << 20
 // inlining calls; ret becomes a jump to retLabel when retLabel != "".
 func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) error {
 	if depth > 64 {
-		return &Error{Pos: il.pos(src.Pos), Unbounded: true, Msg: "device calls nested more than 64 deep"}
+		return &InlineError{Pos: il.pos(src.Pos), Unbounded: true, Msg: "device calls nested more than 64 deep"}
 	}
 	retLabel := ""
 	if prefix != "" {
@@ -98,7 +102,7 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 			out.Labels[prefix+l] = len(out.Instrs)
 		}
 		if len(out.Instrs) > maxInlineInstrs {
-			return &Error{Pos: il.pos(in.Pos), Msg: "inlined kernel exceeds 2^20 instructions"}
+			return &InlineError{Pos: il.pos(in.Pos), Msg: "inlined kernel exceeds 2^20 instructions"}
 		}
 		c := *in
 		c.Index = len(out.Instrs)
@@ -125,20 +129,20 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 			il.returns[&c] = in
 			continue
 		case in.Kind == isa.KindIndirectCall:
-			return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect call %q: indirect calls are not inlined; the static analysis cannot bound it", in.Text)}
+			return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect call %q: indirect calls are not inlined; the static analysis cannot bound it", in.Text)}
 		case in.Kind == isa.KindCall:
 			if len(in.Targets) == 0 {
-				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q has no known target", in.Text)}
+				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q has no known target", in.Text)}
 			}
 			n := il.byName[in.Targets[0]]
 			if n == nil || n.External || n.Func == nil || n.Func.Decl {
-				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, whose code is not in the input: it cannot be bounded", in.Targets[0])}
+				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, whose code is not in the input: it cannot be bounded", in.Targets[0])}
 			}
 			if n.Recursive {
-				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, which is recursive: recursion cannot be bounded by inlining", n.Name)}
+				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call to %s, which is recursive: recursion cannot be bounded by inlining", n.Name)}
 			}
 			if in.Guard.Reg != "" {
-				return &Error{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("guarded call %q is not supported by the static analysis", in.Text)}
+				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("guarded call %q is not supported by the static analysis", in.Text)}
 			}
 			out.Instrs = append(out.Instrs, &c)
 			il.calls[&c] = true
@@ -156,4 +160,20 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 		out.Labels[prefix+l] = len(out.Instrs)
 	}
 	return nil
+}
+
+// An InlineError is a call Inline cannot inline. Unbounded marks a call
+// whose cost no static analysis can bound (indirect, external, recursive
+// or guarded calls, nesting beyond 64); otherwise an input limit was hit.
+type InlineError struct {
+	Pos       token.Position
+	Msg       string
+	Unbounded bool
+}
+
+func (e *InlineError) Error() string {
+	if e.Pos.IsValid() {
+		return e.Pos.String() + ": " + e.Msg
+	}
+	return e.Msg
 }

@@ -1,4 +1,4 @@
-package simtest
+package simcheck
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg/txtar"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
+	"github.com/gpuwcet/gpuwcet/phases/sim/simtest"
 )
 
 // TestRegress runs the cases of testdata/regress (counterexamples and
@@ -15,7 +16,7 @@ import (
 // with the "want" section (go test -update rewrites it).
 func TestRegress(t *testing.T) {
 	txtar.Golden(t, "testdata/regress/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
-		c, err := Parse(txtar.Format(a))
+		c, err := simtest.Parse(txtar.Format(a))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/gpuwcet/gpuwcet/bound/loops"
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -52,8 +52,10 @@ func run(p *pass.Pass) (any, error) {
 	if p.Launch.Threads() == 0 {
 		return nil, &Error{Pos: position(p.Fset, p.Func.Pos), Msg: fmt.Sprintf("%s: missing launch configuration: the number of warps enters the bound; give --block DIMS", p.Func.Name)}
 	}
-	fn, inl, err := Inline(p.File, p.Func)
-	if err != nil {
+	fn, inl, err := cfg.Inline(p.File, p.Func)
+	if ie, ok := err.(*cfg.InlineError); ok {
+		return nil, &Error{Pos: ie.Pos, Msg: ie.Msg, Unbounded: ie.Unbounded}
+	} else if err != nil {
 		return nil, err
 	}
 	var g *cfg.Graph
@@ -91,7 +93,7 @@ func Unbounded(err error) bool {
 
 // Kernel runs Analyze on the results of the cfg, divergence and loops
 // analyses of one kernel.
-func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *Inlined) (*Report, error) {
+func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ type Input struct {
 	// means no branch is known to be uniform.
 	Uniform func(b *cfg.Block) bool
 	// Inlined describes the device calls inlined into Graph (nil: none).
-	Inlined *Inlined
+	Inlined *cfg.Inlined
 }
 
 // Result is the static bound of one kernel.

@@ -1,4 +1,4 @@
-package simtest
+package simcheck
 
 import (
 	"flag"
@@ -14,11 +14,12 @@ import (
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
+	"github.com/gpuwcet/gpuwcet/phases/sim/simtest"
 )
 
 // The long mode (10^6 cases) runs with -long or GPUWCET_LONG=1:
 //
-//	GPUWCET_LONG=1 go test -run TestSoundness -timeout 0 ./phases/sim/simtest/
+//	GPUWCET_LONG=1 go test -run TestSoundness -timeout 0 ./bound/simcheck/
 var long = flag.Bool("long", false, "run the long soundness property test (10^6 cases)")
 
 func numCases() int {
@@ -34,7 +35,7 @@ const adversarialBudget = 12
 
 type outcome struct {
 	seed int64
-	o    Outcome
+	o    simtest.Outcome
 	b    Bounds
 	err  error
 }
@@ -52,7 +53,7 @@ type sweepResult struct {
 }
 
 // sweep checks cases first..first+n-1 on all cores.
-func sweep(cfg Config, first int64, n int) *sweepResult {
+func sweep(cfg simtest.Config, first int64, n int) *sweepResult {
 	var mu sync.Mutex
 	res := &sweepResult{}
 	next := first
@@ -70,11 +71,11 @@ func sweep(cfg Config, first int64, n int) *sweepResult {
 				if stop {
 					return
 				}
-				c := Generate(cfg, seed)
+				c := simtest.Generate(cfg, seed)
 				x := outcome{seed: seed}
 				x.b, x.err = ComputeBounds(c)
 				if x.err == nil {
-					x.o, x.err = Worst(c, seed, adversarialBudget)
+					x.o, x.err = simtest.Worst(c, seed, adversarialBudget)
 				}
 				mu.Lock()
 				res.cases++
@@ -111,18 +112,18 @@ func sweep(cfg Config, first int64, n int) *sweepResult {
 
 // shrinkFailing shrinks the case of a seed while pred holds of its
 // outcome and bounds.
-func shrinkFailing(seed int64, pred func(Outcome, Bounds) bool) (*Case, Outcome, Bounds) {
-	holds := func(c *Case) bool {
+func shrinkFailing(seed int64, pred func(simtest.Outcome, Bounds) bool) (*simtest.Case, simtest.Outcome, Bounds) {
+	holds := func(c *simtest.Case) bool {
 		b, err := ComputeBounds(c)
 		if err != nil {
 			return false
 		}
-		o, err := Worst(c, seed, adversarialBudget)
+		o, err := simtest.Worst(c, seed, adversarialBudget)
 		return err == nil && pred(o, b)
 	}
-	m := Shrink(Generate(Config{}, seed), holds)
+	m := simtest.Shrink(simtest.Generate(simtest.Config{}, seed), holds)
 	b, _ := ComputeBounds(m)
-	o, _ := Worst(m, seed, adversarialBudget)
+	o, _ := simtest.Worst(m, seed, adversarialBudget)
 	return m, o, b
 }
 
@@ -139,7 +140,7 @@ func shrinkFailing(seed int64, pred func(Outcome, Bounds) bool) (*Case, Outcome,
 func TestSoundness(t *testing.T) {
 	n := numCases()
 	start := time.Now()
-	res := sweep(Config{}, 1, n)
+	res := sweep(simtest.Config{}, 1, n)
 	mean := 0.0
 	if res.cases > 0 {
 		mean = res.sumRatio / float64(res.cases)
@@ -150,14 +151,14 @@ func TestSoundness(t *testing.T) {
 		t.Errorf("seed %d: %v", x.seed, x.err)
 	}
 	for _, x := range res.unsound {
-		m, o, b := shrinkFailing(x.seed, func(o Outcome, b Bounds) bool { return o.Makespan > b.Bound || o.Isolated > b.Bound })
+		m, o, b := shrinkFailing(x.seed, func(o simtest.Outcome, b Bounds) bool { return o.Makespan > b.Bound || o.Isolated > b.Bound })
 		t.Errorf("UNSOUND seed %d: %v > bound %d; shrunk: %v, bound %d\n%s", x.seed, x.o, x.b.Bound, o, b.Bound, m.Format())
 	}
 	for i, x := range res.paper {
 		if i >= 3 {
 			break
 		}
-		m, o, b := shrinkFailing(x.seed, func(o Outcome, b Bounds) bool { return o.Makespan > b.PaperGUB || o.Isolated > b.PaperGUB })
+		m, o, b := shrinkFailing(x.seed, func(o simtest.Outcome, b Bounds) bool { return o.Makespan > b.PaperGUB || o.Isolated > b.PaperGUB })
 		t.Logf("paper GUB exceeded, seed %d: %v > GUB %d; shrunk: %v, GUB %d, bound %d\n%s", x.seed, x.o, x.b.PaperGUB, o, b.PaperGUB, b.Bound, m.Format())
 	}
 }
@@ -169,7 +170,7 @@ func TestSoundness(t *testing.T) {
 // the section durations.
 func TestIsolationMatchesEngine(t *testing.T) {
 	for seed := int64(1); seed <= 2000; seed++ {
-		c := Generate(Config{MaxWarps: 1}, seed)
+		c := simtest.Generate(simtest.Config{MaxWarps: 1}, seed)
 		e, err := phases.NewEngine(c.HW)
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +230,7 @@ func TestShrinkKeepsFailure(t *testing.T) {
 	// A synthetic property: "fails" when some warp has ≥ 3 instructions on
 	// unit u0 with lat ≥ 5. The shrinker must keep it failing and reach a
 	// minimal case: one warp, three instructions, one unit.
-	fails := func(c *Case) bool {
+	fails := func(c *simtest.Case) bool {
 		for _, p := range c.Warps {
 			n := 0
 			for _, in := range p {
@@ -243,13 +244,13 @@ func TestShrinkKeepsFailure(t *testing.T) {
 		}
 		return false
 	}
-	var c *Case
+	var c *simtest.Case
 	for seed := int64(1); ; seed++ {
-		if c = Generate(Config{}, seed); fails(c) {
+		if c = simtest.Generate(simtest.Config{}, seed); fails(c) {
 			break
 		}
 	}
-	m := Shrink(c, fails)
+	m := simtest.Shrink(c, fails)
 	if !fails(m) {
 		t.Fatalf("shrunk case does not fail:\n%s", m.Format())
 	}
@@ -261,9 +262,9 @@ func TestShrinkKeepsFailure(t *testing.T) {
 
 func TestFormatRoundTrip(t *testing.T) {
 	for seed := int64(1); seed <= 50; seed++ {
-		c := Generate(Config{MaxWarps: 4, MaxInstrs: 20}, seed)
+		c := simtest.Generate(simtest.Config{MaxWarps: 4, MaxInstrs: 20}, seed)
 		text := c.Format()
-		d, err := Parse(text)
+		d, err := simtest.Parse(text)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
@@ -289,24 +290,24 @@ var explore = flag.Int("explore", 0, "TestExploreSmall: number of small cases to
 // units, short latencies) with a large adversarial budget for executions
 // above the sound bound (a failure) or above the ECRTS 2025 GUB (logged):
 //
-//	go test ./phases/sim/simtest -run TestExploreSmall -explore 20000
+//	go test ./bound/simcheck -run TestExploreSmall -explore 20000
 func TestExploreSmall(t *testing.T) {
 	if *explore <= 0 {
 		t.Skip("-explore N not given")
 	}
-	cfg := Config{MaxWarps: 4, MaxInstrs: 8, MaxUnits: 3, MaxInit: 6, MaxLat: 12}
+	cfg := simtest.Config{MaxWarps: 4, MaxInstrs: 8, MaxUnits: 3, MaxInit: 6, MaxLat: 12}
 	paper := 0
-	var tightest *Case // multi-warp case with the largest makespan / paper GUB
+	var tightest *simtest.Case // multi-warp case with the largest makespan / paper GUB
 	var tightRatio float64
-	var tightOut Outcome
+	var tightOut simtest.Outcome
 	var tightB Bounds
 	for seed := int64(1); seed <= int64(*explore); seed++ {
-		c := Generate(cfg, seed)
+		c := simtest.Generate(cfg, seed)
 		b, err := ComputeBounds(c)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		o, err := Worst(c, seed, 400)
+		o, err := simtest.Worst(c, seed, 400)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

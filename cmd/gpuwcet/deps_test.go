@@ -1,0 +1,170 @@
+package main
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The pipeline runs one way: listing → IR → CFG → values/loops →
+// divergence → phases → bound → report/prem → cmd. depsLayers gives each
+// package of the module its stage; a package may import a package of an
+// earlier stage, and a package of its own stage only where sameStage lists
+// the edge. A package missing from the table fails the test: place it.
+// Modelled on go/build's deps_test.go.
+var depsLayers = [][]string{
+	// 0: the IR and the data every stage reads.
+	{"cfg/isa", "cfg/txtar", "hwdesc"},
+	// 1: listings and the pass framework.
+	{"cfg/ptx", "cfg/sass", "cfg/trace", "cfg/load", "cfg/pass", "cfg/cfgtest"},
+	// 2: control-flow graphs.
+	{"cfg", "cfg/cfgdot"},
+	// 3: values and loop bounds.
+	{"cfg/loops"},
+	// 4: divergence.
+	{"divergence"},
+	// 5: phases and the reference simulator.
+	{"phases", "phases/sim", "phases/sim/simtest", "phases/sim/simt"},
+	// 6: bounds and the evidence that judges them.
+	{"bound", "bound/static", "bound/simcheck", "bound/evidence", "bound/validation"},
+	// 7: reports and PREM.
+	{"bound/report", "prem"},
+	// 8: the command.
+	{"cmd/gpuwcet"},
+}
+
+// sameStage lists the imports allowed between packages of one stage.
+var sameStage = map[string][]string{
+	"cfg/load":           {"cfg/ptx", "cfg/sass", "cfg/trace"},
+	"cfg/trace":          {"cfg/ptx"},
+	"cfg/cfgdot":         {"cfg"},
+	"phases/sim/simtest": {"phases", "phases/sim"},
+	"bound/static":       {"bound"},
+	"bound/simcheck":     {"bound"},
+	"bound/evidence":     {"bound/static"},
+	"bound/validation":   {"bound", "bound/static"},
+}
+
+// externalDeps are the modules the project may use besides the standard
+// library (docs/decisions.md gives the reason for any other).
+var externalDeps = []string{
+	"github.com/urfave/cli/v2",
+	"github.com/BurntSushi/toml",
+	"github.com/emicklei/dot",
+	"github.com/google/go-cmp",
+}
+
+const modulePath = "github.com/gpuwcet/gpuwcet"
+
+func TestDependencies(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := map[string]int{}
+	for i, layer := range depsLayers {
+		for _, p := range layer {
+			stage[p] = i
+		}
+	}
+	pkgs := modulePackages(t, root)
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages under %s", len(pkgs), root)
+	}
+	for _, p := range pkgs {
+		s, ok := stage[p.rel]
+		if !ok {
+			t.Errorf("package %s is not in depsLayers: give it its pipeline stage", p.rel)
+			continue
+		}
+		for _, imp := range p.imports {
+			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
+				d, known := stage[rel]
+				switch {
+				case !known:
+					t.Errorf("%s imports %s, which is not in depsLayers", p.rel, rel)
+				case d > s:
+					t.Errorf("%s (stage %d) imports %s (stage %d): a later stage of the pipeline", p.rel, s, rel, d)
+				case d == s && !slices.Contains(sameStage[p.rel], rel):
+					t.Errorf("%s imports %s of the same stage: not listed in sameStage", p.rel, rel)
+				}
+				continue
+			}
+			if !isStd(imp) && !allowedExternal(imp) {
+				t.Errorf("%s imports %s: not the standard library nor an allowed dependency (docs/decisions.md)", p.rel, imp)
+			}
+		}
+	}
+	for p, deps := range sameStage {
+		if _, ok := stage[p]; !ok {
+			t.Errorf("sameStage names %s, which is not in depsLayers", p)
+		}
+		for _, d := range deps {
+			if stage[d] != stage[p] {
+				t.Errorf("sameStage lists %s -> %s, which are not of one stage", p, d)
+			}
+		}
+	}
+}
+
+type goPackage struct {
+	rel     string
+	imports []string
+}
+
+// modulePackages lists the module's packages with their non-test imports.
+func modulePackages(t *testing.T, root string) []goPackage {
+	t.Helper()
+	var out []goPackage
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		if path != root {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+		}
+		bp, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		out = append(out, goPackage{rel: filepath.ToSlash(rel), imports: bp.Imports})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out
+}
+
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func allowedExternal(path string) bool {
+	for _, m := range externalDeps {
+		if path == m || strings.HasPrefix(path, m+"/") {
+			return true
+		}
+	}
+	return false
+}
