@@ -32,15 +32,67 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// counts adds m times the executions of each block range of w to c.
-func (w *witness) counts(m int64, c map[blockRange]int64) {
-	for n := w; n != nil; n = n.prev {
+// counts returns the executions of each block range of w. Witnesses share
+// their prefixes (a loop's exit path and its back path both start with the
+// header's), so w is a DAG, not a tree: walking it as a tree costs time
+// exponential in the loop-nesting depth. Instead the multiplier of every
+// node (the number of times the path executes it: the sum over the ways
+// of reaching it of the product of the mult fields on the way) is pushed
+// from w down the DAG in topological order, each node once.
+func (w *witness) counts() map[blockRange]int64 {
+	c := map[blockRange]int64{}
+	if w == nil {
+		return c
+	}
+	order := w.topo()
+	m := make(map[*witness]int64, len(order))
+	m[w] = 1
+	for _, n := range order {
+		x := m[n]
+		if n.prev != nil {
+			m[n.prev] = min(m[n.prev]+x, countLimit)
+		}
 		if n.sub != nil {
-			n.sub.counts(satMul(m, n.mult), c)
+			m[n.sub] = min(m[n.sub]+satMul(x, n.mult), countLimit)
 			continue
 		}
-		c[n.r] = min(c[n.r]+m, countLimit)
+		c[n.r] = min(c[n.r]+x, countLimit)
 	}
+	return c
+}
+
+// topo returns the nodes reachable from w (by prev and sub), each before
+// every node it reaches: the reverse postorder of an iterative depth-first
+// search (chains can be as long as the path).
+func (w *witness) topo() []*witness {
+	seen := map[*witness]bool{w: true}
+	var post []*witness
+	type frame struct {
+		n    *witness
+		next int // 0: visit prev, 1: visit sub, 2: done
+	}
+	stack := []frame{{n: w}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		var child *witness
+		switch f.next {
+		case 0:
+			child = f.n.prev
+		case 1:
+			child = f.n.sub
+		default:
+			post = append(post, f.n)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		f.next++
+		if child != nil && !seen[child] {
+			seen[child] = true
+			stack = append(stack, frame{n: child})
+		}
+	}
+	slices.Reverse(post)
+	return post
 }
 
 // BlockUse is one row of the per-block contribution table
@@ -72,8 +124,7 @@ type BlockUse struct {
 // blockUses expands the witness of a segment into table rows, in block
 // order.
 func (w *walker) blockUses(wit *witness) []BlockUse {
-	c := map[blockRange]int64{}
-	wit.counts(1, c)
+	c := wit.counts()
 	rows := make([]BlockUse, 0, len(c))
 	for r, n := range c {
 		b := w.g.Blocks[r.blk]

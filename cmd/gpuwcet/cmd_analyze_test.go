@@ -144,3 +144,38 @@ func TestAnalyzeSectionCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeDeepNest: a PTX kernel of 200 counted loops nested in one
+// another (one in five runs twice) goes through the whole pipeline (CFG,
+// loop-bound derivation, divergence, static analysis) and is bounded. The
+// test's own timeout is the guard: the analysis was exponential in the
+// depth (issue 9, item 8).
+func TestAnalyzeDeepNest(t *testing.T) {
+	const depth = 200
+	var sb strings.Builder
+	fmt.Fprintf(&sb, ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry nest(.param .u64 p0)\n{\n\t.reg .pred %%p<%d>;\n\t.reg .b32 %%r<%d>;\n\t.reg .f32 %%f<2>;\n\t.reg .b64 %%rd<3>;\n", depth+1, depth+1)
+	sb.WriteString("\tld.param.u64 %rd1, [p0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.f32 %f1, 0f00000000;\n")
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&sb, "\tmov.u32 %%r%d, 0;\nL%d:\n", i+1, i)
+	}
+	sb.WriteString("\tadd.f32 %f1, %f1, 0f3F800000;\n")
+	for i := depth - 1; i >= 0; i-- {
+		n := 1
+		if i%5 == 0 {
+			n = 2
+		}
+		fmt.Fprintf(&sb, "\tadd.s32 %%r%d, %%r%d, 1;\n\tsetp.lt.u32 %%p%d, %%r%d, %d;\n\t@%%p%d bra L%d;\n", i+1, i+1, i+1, i+1, n, i+1, i)
+	}
+	sb.WriteString("\tst.global.f32 [%rd2], %f1;\n\tret;\n}\n")
+	path := t.TempDir() + "/nest.ptx"
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--block", "32", "--format", "json", path}, &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if got := strings.Count(out.String(), `"source": "derived"`); got < depth {
+		t.Errorf("%d derived loop bounds in the report, want %d", got, depth)
+	}
+}
