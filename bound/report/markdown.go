@@ -229,7 +229,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	var annotated []string
 	for _, k := range r.Kernels {
 		for _, l := range k.Loops {
-			if l.Source != "derived" {
+			if l.Source == "annotated" {
 				annotated = append(annotated, fmt.Sprintf("| %s | %s | %d | %s | %s |\n", code(k.Name), code(l.Pos), l.Max, code(l.From), orNone(cell(l.Why))))
 			}
 		}

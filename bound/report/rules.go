@@ -22,6 +22,7 @@ var Rules = []Rule{
 	{"not-bounded", LevelError, "The kernel is not bounded.", "The analysis could not bound the kernel (exit code 2); the message says why."},
 	{"open-loop-fact", LevelError, "A loop bound of the facts file is still \"?\".", "The facts file leaves the maximum of a loop open: fill it in (docs/facts.md; exit code 2)."},
 	{"over-deadline", LevelError, "The bound exceeds the deadline.", "The kernel's bound in cycles is above --deadline (exit code 3)."},
+	{"release-point", LevelWarning, "A timer spin loop is a release point.", "The loop spins on a timer until a trigger computed before it (a time-triggered release, docs/prem.md): it is bounded by 2 executions of its header from the trigger; the wait before the trigger is decided by the schedule and is not in the bound."},
 	{"stale-facts", LevelError, "The facts file was written for another listing.", "The SHA-256 recorded in the facts file does not match the listing: regenerate the template and carry the bounds over (exit code 1)."},
 	{"unbounded-loop", LevelError, "Loop without a bound.", "No bound could be derived for the loop and the facts file gives none: add one with --facts (gpuwcet facts template; exit code 2)."},
 	{"uni-not-trusted", LevelWarning, "A .uni branch was not trusted.", "A branch marked .uni by the compiler could not be shown uniform; it is treated as possibly divergent (sound)."},

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/release"
 )
 
 // Source says where a bound comes from.
@@ -20,6 +21,7 @@ type Source uint8
 const (
 	Derived   Source = iota + 1 // computed from the instructions by this package
 	Annotated                   // given in a facts file
+	Release                     // a timer spin loop: release.HeaderBound iterations from its trigger (cfg/release)
 )
 
 func (s Source) String() string {
@@ -28,6 +30,8 @@ func (s Source) String() string {
 		return "derived"
 	case Annotated:
 		return "annotated"
+	case Release:
+		return "release"
 	}
 	return "source?"
 }
@@ -58,6 +62,8 @@ type LoopBound struct {
 	// Why tells why the loop is unbounded (Bound == nil), or why no bound
 	// was derived.
 	Why string
+	// Release is the release point the loop is (a timer spin loop), or nil.
+	Release *release.Point
 }
 
 // LoopKey is how a facts file names a loop: by the first label of its
@@ -90,6 +96,7 @@ const (
 	CategoryUnresolved  = "unresolved-indirect-branch"
 	CategoryOpenFact    = "open-loop-fact" // max = "?" in the facts file
 	CategoryLowFact     = "annotation-below-derived"
+	CategoryRelease     = "release-point" // a warning: the loop's wait is the schedule's
 )
 
 // Problem is a reason why the kernel is not bounded (or, for
@@ -98,7 +105,7 @@ type Problem struct {
 	Pos      token.Position
 	Category string
 	Message  string // names the position and the template command
-	Warning  bool   // only CategoryLowFact is a warning
+	Warning  bool   // CategoryLowFact and CategoryRelease are warnings
 }
 
 // String returns the message, which starts with the position.
@@ -258,6 +265,7 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 		d := derivs[i]
 		if d.Expr == nil {
 			lb.Why = d.Why
+			releasePoint(lb, g, l, pos)
 			continue
 		}
 		max, note, err := d.evalNote(env)
@@ -307,6 +315,12 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 		p := pos(in.Pos)
 		r.Problems = append(r.Problems, Problem{Pos: p, Category: CategoryUnresolved,
 			Message: fmt.Sprintf("%s: indirect branch %q in %s has no known targets: its control flow, and so its loops, are not known (%s)", p, in.Text, g.Func.Name, hint)})
+	}
+	for _, lb := range r.Loops {
+		if p := lb.Release; p != nil && lb.Bound != nil && lb.Bound.Source == Release {
+			r.Problems = append(r.Problems, Problem{Pos: lb.Pos, Category: CategoryRelease, Warning: true,
+				Message: fmt.Sprintf("%s: loop %s of %s is a release point: it %s; bounded by %d executions of its header from the trigger: the wait before the trigger is the schedule's and is not in the bound", lb.Pos, lb.Key, g.Func.Name, p, lb.Bound.Max)})
+		}
 	}
 	r.Problems = append(r.Problems, factProblems...)
 	sort.SliceStable(r.Problems, func(i, j int) bool { return posLess(r.Problems[i].Pos, r.Problems[j].Pos) })
@@ -457,4 +471,22 @@ func Format(w io.Writer, r *Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// releasePoint bounds a loop without derived bound that is a release point
+// (cfg/release): release.HeaderBound executions of its header from the
+// trigger. A timer loop that is not one keeps no bound, and its Why says
+// why it is not a release point.
+func releasePoint(lb *LoopBound, g *cfg.Graph, l *cfg.Loop, pos func(token.Pos) token.Position) {
+	p, why := release.Of(g, l)
+	if p == nil {
+		if why != "" {
+			lb.Why += "; it reads a timer but is not a release point: " + why
+		}
+		return
+	}
+	lb.Release = p
+	lb.Derived = &Bound{Max: release.HeaderBound, Expr: fmt.Sprint(release.HeaderBound), Source: Release,
+		Why: "release point: " + p.String(), Pos: pos(l.Header.Pos())}
+	lb.Bound = lb.Derived
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/release"
 )
 
 // WriteTemplate writes a facts file for the listing named name with the
@@ -45,7 +46,11 @@ func WriteTemplate(w io.Writer, name, sha string, graphs []*cfg.Graph) error {
 			p := pos(g, l.Header.Pos())
 			prefix := ""
 			b.WriteString("\n")
-			if d.Expr != nil {
+			rp, _ := release.Of(g, l)
+			if d.Expr == nil && rp != nil {
+				fmt.Fprintf(&b, "# %s: loop %s, depth %d: release point, for review: %s\n", p, l.Header, l.Depth, oneLine(rp.String()))
+				prefix = "# "
+			} else if d.Expr != nil {
 				fmt.Fprintf(&b, "# %s: loop %s, depth %d: derived, for review: %s\n", p, l.Header, l.Depth, oneLine(d.Why))
 				prefix = "# "
 			} else {
@@ -67,6 +72,8 @@ func WriteTemplate(w io.Writer, name, sha string, graphs []*cfg.Graph) error {
 					fmt.Fprintf(&b, "%smax = %s\n", prefix, strconv.Quote(d.Expr.String()))
 				}
 				fmt.Fprintf(&b, "%swhy = \"derived\"\n", prefix)
+			} else if rp != nil {
+				fmt.Fprintf(&b, "%smax = %d\n%swhy = \"release point: bounded from its trigger\"\n", prefix, release.HeaderBound, prefix)
 			} else {
 				b.WriteString("max = \"?\"\nwhy = \"\"\n")
 			}
