@@ -150,6 +150,8 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 		nd = 0
 	case cl.twoDst:
 		nd = 2
+	case cl.mem.space == isa.SpaceTexture && texTwoDst(g, parsed):
+		nd = 2
 	case cl.carryOut:
 		nd = 1
 		for nd < len(parsed) {
@@ -171,7 +173,11 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	if nd > len(parsed) {
 		nd = len(parsed)
 	}
-	p.widen(in, parsed, nd)
+	if err := p.widen(in, parsed, nd); err != nil {
+		p.errorf(opPos, "%v", err)
+		in.Opcode = ""
+		return
+	}
 	if g != genVolta && g != genUnknown {
 		// Kepler–Pascal condition code: R2.CC writes CC, .X reads it.
 		for k := 0; k < nd; k++ {
@@ -425,90 +431,4 @@ func (p *parser) appendReg(regs []string, r string) []string {
 	copy(s, regs)
 	s[len(regs)] = r
 	return s
-}
-
-// widen expands register operands to the pairs and quads implied by the
-// opcode: .64/.128 on memory operations (data registers), .E addresses
-// before Volta, IMAD.WIDE, double-precision opcodes, 64-bit conversions,
-// IADD.64, CS2R.
-func (p *parser) widen(in *isa.Instr, ops []isa.Operand, nd int) {
-	op := in.Opcode
-	expand := func(o *isa.Operand, n int) {
-		if o.Kind != isa.OpReg || n <= 1 || len(o.Regs) != 1 {
-			return
-		}
-		r := o.Regs[0]
-		if !(strings.HasPrefix(r, "R") || strings.HasPrefix(r, "UR")) {
-			return
-		}
-		regs := p.strSlice(n)
-		regs[0] = r
-		for k := 1; k < n; k++ {
-			regs[k] = nextReg(r, k)
-		}
-		o.Regs = regs
-	}
-	width := 1
-	for _, m := range in.Mods {
-		switch m {
-		case "64":
-			width = 2
-		case "128":
-			width = 4
-		}
-	}
-	switch {
-	case in.Kind == isa.KindLoad || in.Kind == isa.KindStore || in.Kind == isa.KindAtomic:
-		if in.Space == isa.SpaceTexture || in.Space == isa.SpaceSurface {
-			break
-		}
-		for k := range ops {
-			if ops[k].Kind == isa.OpReg && !isPredOperand(ops[k], ops[k].Text) {
-				expand(&ops[k], width)
-			}
-			if ops[k].Kind == isa.OpMem && in.HasMod("E") && p.gen() != genVolta && p.gen() != genUnknown &&
-				!strings.Contains(ops[k].Text, ".64") && len(ops[k].Regs) == 1 && strings.HasPrefix(ops[k].Regs[0], "R") {
-				ops[k].Regs = p.appendReg(ops[k].Regs, nextReg(ops[k].Regs[0], 1))
-			}
-		}
-	case op == "IMAD" && in.HasMod("WIDE"), op == "UIMAD" && in.HasMod("WIDE"):
-		if nd > 0 {
-			expand(&ops[0], 2)
-		}
-		if len(ops) > nd+2 {
-			expand(&ops[nd+2], 2)
-		}
-	case op == "DADD" || op == "DMUL" || op == "DFMA" || op == "DMNMX" || op == "DSETP" || op == "DSET" || op == "DMMA":
-		for k := range ops {
-			expand(&ops[k], 2)
-		}
-	case op == "F2F" || op == "F2I" || op == "I2F" || op == "I2I" || op == "F2IP" || op == "I2FP":
-		var ws []int
-		for _, m := range in.Mods {
-			switch m {
-			case "F64", "S64", "U64":
-				ws = append(ws, 2)
-			case "F32", "S32", "U32", "F16", "S16", "U16", "S8", "U8", "BF16", "E4M3", "E5M2", "TF32":
-				ws = append(ws, 1)
-			}
-		}
-		if len(ws) >= 1 && nd > 0 {
-			expand(&ops[0], ws[0])
-		}
-		if len(ws) >= 2 {
-			for k := nd; k < len(ops); k++ {
-				expand(&ops[k], ws[1])
-			}
-		}
-	case (op == "IADD" || op == "UIADD3" || op == "IMNMX" || op == "MOV" || op == "UMOV") && width == 2:
-		for k := range ops {
-			if !isPredOperand(ops[k], ops[k].Text) {
-				expand(&ops[k], 2)
-			}
-		}
-	case op == "CS2R" && !in.HasMod("32"):
-		if nd > 0 {
-			expand(&ops[0], 2)
-		}
-	}
 }

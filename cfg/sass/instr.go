@@ -116,6 +116,11 @@ func (p *parser) instrLine(start, end int, s string, pos token.Pos) {
 		p.errorf(at(j), "expected ';' at end of instruction")
 		return
 	}
+	// nvdisasm marks some Maxwell dual-issue pairs "… RZ   SLOT 0;" and
+	// "… [R7]   SLOT 1        }".
+	if j-i > 7 && (s[j-1] == '0' || s[j-1] == '1') && s[j-6:j-1] == "SLOT " && isSpace(s[j-7]) {
+		j = trimBlanks(s, i, j-6)
+	}
 	if pairOpen && pairClose {
 		p.errorf(pos, "dual-issue pair opened and closed on one line")
 		return
@@ -421,6 +426,16 @@ func (p *parser) splitOperands(s string, i, j, base int) (ops []string, poss []t
 		if blank {
 			t = normBank(t)
 			blank = hasBlank(t)
+		}
+		if q := strings.IndexByte(t, '`'); blank && q > 0 && isSpace(t[q-1]) && strings.IndexByte(t[:q], '[') < 0 && strings.IndexByte(t[:q], '(') < 0 {
+			// "R14 `(kernel)": RET.REL.NODEC's return-address pair,
+			// then its label.
+			ops = fields(strings.TrimSpace(t[:q]), ops)
+			ops = append(ops, t[q:])
+			for len(poss) < len(ops) {
+				poss = append(poss, p.pos(base+lead))
+			}
+			return true
 		}
 		if blank && strings.IndexByte(t, '[') < 0 && strings.IndexByte(t, '`') < 0 && strings.IndexByte(t, '(') < 0 {
 			ops = fields(t, ops)

@@ -176,6 +176,12 @@ func (p *parser) line(start, end int) {
 			end--
 		}
 	}
+	// A trailing "//" comment after a blank: nvdisasm's register life-range
+	// columns (--print-life-ranges: "// |  8 v:  ^ |"), CuAssembler's
+	// comments. SASS operands never hold "//".
+	if k := trailingComment(p.text[start:end]); k > 0 {
+		end = trimBlanks(p.text, start, start+k)
+	}
 	s := p.text[start:end]
 	pos := p.pos(start)
 	if p.inResource {
@@ -537,6 +543,7 @@ func (p *parser) endFunc(pos token.Pos) {
 	st.pending, st.pendPos = nil, nil
 	fn.End = pos
 	p.resolveReconv(st)
+	p.descriptorRegs(fn)
 	for _, r := range st.refs {
 		name := r.label
 		if name == "" {
@@ -799,4 +806,61 @@ func sortedLabels(fn *isa.Func) []string {
 		return ls[i] < ls[j]
 	})
 	return ls
+}
+
+// trailingComment returns the index of the first "//" of s that follows a
+// blank, or -1. A line that starts with "//" is a whole-line comment, not a
+// trailing one.
+func trailingComment(s string) int {
+	for from := 0; ; {
+		k := strings.Index(s[from:], "//")
+		if k < 0 {
+			return -1
+		}
+		k += from
+		if k > 0 && isSpace(s[k-1]) {
+			return k
+		}
+		from = k + 2
+	}
+}
+
+// descriptorRegs adds the memory descriptor to the global and generic
+// accesses of fn. From sm_80 on, such an access also reads a uniform
+// register pair that holds the memory descriptor, loaded by "ULDC.64 UR4,
+// c[0x0][0x118]" (sm_90: c[0x0][0x208]); CUDA 12 listings write it
+// ("desc[UR4][R2.64]"), CUDA 11's nvdisasm does not ("[R2.64]"), although
+// its register life ranges show the read. An access whose address is a
+// ".64" pair without "desc[" is taken to read every uniform pair that a
+// ULDC.64 from constant bank 0 writes in the function: a superset of its
+// descriptor.
+func (p *parser) descriptorRegs(fn *isa.Func) {
+	if p.sm != 0 && p.sm < 80 {
+		return
+	}
+	var desc []string
+	for _, in := range fn.Instrs {
+		if in.Opcode == "ULDC" && in.HasMod("64") && len(in.Dsts) == 1 && len(in.Srcs) == 1 && strings.HasPrefix(in.Srcs[0].Text, "c[0x0]") {
+			for _, r := range in.Dsts[0].Regs {
+				desc = appendUniq(desc, r)
+			}
+		}
+	}
+	if len(desc) == 0 {
+		return
+	}
+	for _, in := range fn.Instrs {
+		if in.Space != isa.SpaceGlobal && in.Space != isa.SpaceGeneric {
+			continue
+		}
+		for k := range in.Srcs {
+			o := &in.Srcs[k]
+			if o.Kind == isa.OpMem && strings.HasPrefix(o.Text, "[") && strings.Contains(o.Text, ".64") {
+				regs := p.strSlice(len(o.Regs) + len(desc))
+				copy(regs, o.Regs)
+				copy(regs[len(o.Regs):], desc)
+				o.Regs = regs
+			}
+		}
+	}
 }
