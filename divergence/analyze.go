@@ -2,6 +2,7 @@ package divergence
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
@@ -99,8 +100,12 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 			}
 			return nil, e
 		}
+		lanes := 32 // unknown launch: a full warp
+		if len(c.Lanes) > 0 {
+			lanes = slices.Max(c.Lanes)
+		}
 		wb := &warpBuilder{g: g, branches: map[*cfg.Block]int{}, brs: info.Branches, out: c.Outcomes,
-			max: o.MaxBlocks, maxSides: o.MaxSides, fn: g.Func.Name, class: c.Name}
+			max: o.MaxBlocks, maxSides: o.MaxSides, fn: g.Func.Name, class: c.Name, drainMax: lanes - 1}
 		for k, br := range info.Branches {
 			wb.branches[br.Block] = k
 		}

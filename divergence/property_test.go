@@ -15,9 +15,16 @@ import (
 // simulate runs a warp of lanes through the thread-level CFG g on a SIMT
 // reconvergence stack (reconvergence points from info), with random
 // per-lane decisions, and returns the sequence of blocks the warp issues,
-// or nil when it runs too long. At a divergence the lane groups that leave
-// the loop (or do not come back to the branch) run first, the others
-// after, each set in random order.
+// or nil when it runs too long. The stack follows GPGPU-Sim's
+// simt_stack::update: at a divergence whose reconvergence point differs
+// from the top entry's, the top entry becomes the reconvergence entry and
+// one entry per lane group is pushed above it; when the two are equal (a
+// lane group that diverges again on its way to the same point, as the
+// lanes still looping after a divergent loop exit do) the groups replace
+// the top entry; groups whose next block is the reconvergence point wait
+// in the entry below. The groups run in a random order (any order a stack
+// may choose: GPGPU-Sim's runs the group holding the highest lane last,
+// so lanes leaving a loop may run after the loop's remaining iterations).
 func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []int {
 	type entry struct {
 		pc, rpc int // -1: exit
@@ -111,18 +118,18 @@ func simulate(r *rand.Rand, g *cfg.Graph, info *divergence.Info, lanes int) []in
 			continue
 		}
 		rc := idx(br.Reconv)
-		top.pc = rc
-		var first, later []int
+		var run []int
 		for _, t := range order {
-			if t != -1 && t != rc && g.Reaches(g.Blocks[t], b, br.Reconv) {
-				later = append(later, t)
-			} else {
-				first = append(first, t)
+			if t != rc {
+				run = append(run, t)
 			}
 		}
-		r.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
-		r.Shuffle(len(later), func(i, j int) { later[i], later[j] = later[j], later[i] })
-		run := append(first, later...)
+		r.Shuffle(len(run), func(i, j int) { run[i], run[j] = run[j], run[i] })
+		if rc == top.rpc {
+			stack = stack[:len(stack)-1]
+		} else {
+			top.pc = rc
+		}
 		for i := len(run) - 1; i >= 0; i-- {
 			m := make([]bool, lanes)
 			for _, l := range groups[run[i]] {
@@ -192,7 +199,7 @@ func TestWarpPathsCovered(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: Build: %v", seed, err)
 		}
-		info, err := divergence.Analyze(g, pass.Launch{}, divergence.Options{})
+		info, err := divergence.Analyze(g, pass.Launch{Block: [3]int{4, 1, 1}}, divergence.Options{})
 		var re *divergence.RefusedError
 		if errors.As(err, &re) {
 			refused++

@@ -2,6 +2,7 @@ package divergence
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,18 @@ type frame struct {
 	r       int   // reconvergence block index, or exitIdx
 	pending []int // sides still to run
 	resume  int   // block to resume after R (loop exits), or -2
+
+	// A drain frame (sides != nil) runs lane groups that left a loop and
+	// waited for the looping lanes to reach r, each through one of sides
+	// (the exit sides of the branches reconverging at r, and the sides of
+	// branches that split a drained group again with reconvergence r, in
+	// whichever order the stack runs them): left is how many more groups
+	// may follow the running one, wait whether lanes wait at r (the
+	// looping lanes, or a group that reached it) rather than having all
+	// exited.
+	sides []int
+	left  int
+	wait  bool
 }
 
 const noResume = -2
@@ -63,6 +76,17 @@ func (s state) key() string {
 		}
 		sb.WriteString(":")
 		sb.WriteString(strconv.Itoa(f.resume))
+		if f.sides != nil {
+			sb.WriteString(":d")
+			for _, d := range f.sides {
+				sb.WriteString(strconv.Itoa(d))
+				sb.WriteString(",")
+			}
+			sb.WriteString(strconv.Itoa(f.left))
+			if f.wait {
+				sb.WriteString("w")
+			}
+		}
 	}
 	return sb.String()
 }
@@ -73,15 +97,39 @@ func push(ctx []frame, f frame) []frame {
 	return append(out, f)
 }
 
+// dest is a normalised target: a thread block (or exitIdx) and the frames
+// it runs under.
+type dest struct {
+	t   int
+	ctx []frame
+}
+
 // normalize applies reconvergence: while the target is the top frame's R
-// (or the exit), run the next pending side, or pop the frame.
-func normalize(t int, ctx []frame) (int, []frame) {
+// (or the exit), run the next pending side, or pop the frame. At the end
+// of a drain frame's group the warp may run one more waiting group (any of
+// the frame's sides) while left > 0, or end the drain: so normalize
+// returns every alternative.
+func (w *warpBuilder) normalize(t int, ctx []frame) []dest {
 	for len(ctx) > 0 {
 		top := ctx[len(ctx)-1]
 		if t != top.r && t != exitIdx {
 			break
 		}
 		rest := ctx[: len(ctx)-1 : len(ctx)-1]
+		if top.sides != nil {
+			wait := top.wait || t == top.r
+			var out []dest
+			if top.left > 0 {
+				for _, d := range top.sides {
+					out = append(out, dest{t: d, ctx: push(rest, frame{r: top.r, resume: noResume, sides: top.sides, left: top.left - 1, wait: wait})})
+				}
+			}
+			nt := t
+			if wait {
+				nt = top.r
+			}
+			return append(out, w.normalize(nt, rest)...)
+		}
 		if len(top.pending) > 0 {
 			t = top.pending[0]
 			ctx = push(rest, frame{r: top.r, pending: top.pending[1:], resume: top.resume})
@@ -97,7 +145,56 @@ func normalize(t int, ctx []frame) (int, []frame) {
 			t = top.r
 		}
 	}
-	return t, ctx
+	return []dest{{t: t, ctx: ctx}}
+}
+
+// drainSpec is a divergent branch of the class that lane groups may leave
+// a loop by, through exit sides that run code before R: those groups may
+// wait for the looping lanes (leavers last) and run after them.
+type drainSpec struct {
+	r      int    // reconvergence point (block index or exitIdx)
+	sides  []int  // exit sides other than R and the exit
+	region []bool // by thread block: reached from the branch before R
+}
+
+// drains returns the drain alternatives of an edge from thread block x to
+// t (before normalisation) under ctx: for each reconvergence point R the
+// looping lanes may be arriving at (t is R, or the exit) from the region
+// of a branch reconverging there, one destination per exit side of the
+// branches reconverging at R, under a new drain frame. None when the edge
+// is a side group's own arrival (the top frame is a resume or drain frame
+// of R: a running drain takes every later group of R, see expand) or
+// lanes of an enclosing side inside the region are still to run (the top
+// frame reconverges in the region).
+func (w *warpBuilder) drains(x, t int, ctx []frame) []dest {
+	if w.drainMax <= 0 || len(w.specs) == 0 {
+		return nil
+	}
+	var rs []int
+	for _, sp := range w.specs {
+		if !sp.region[x] || t != sp.r && t != exitIdx || slices.Contains(rs, sp.r) {
+			continue
+		}
+		if len(ctx) > 0 {
+			top := ctx[len(ctx)-1]
+			if top.r == sp.r && (top.resume != noResume || top.sides != nil) {
+				continue
+			}
+			if top.r != sp.r && top.r != exitIdx && sp.region[top.r] {
+				continue
+			}
+		}
+		rs = append(rs, sp.r)
+	}
+	slices.Sort(rs)
+	var out []dest
+	for _, r := range rs {
+		ds := w.sides[r]
+		for _, d := range ds {
+			out = append(out, dest{t: d, ctx: push(ctx, frame{r: r, resume: noResume, sides: ds, left: w.drainMax - 1, wait: t == r})})
+		}
+	}
+	return out
 }
 
 type warpBuilder struct {
@@ -109,6 +206,9 @@ type warpBuilder struct {
 	maxSides int
 	fn       string
 	class    string
+	drainMax int // most lane groups that may wait to leave a loop (lanes-1)
+	specs    []drainSpec
+	sides    map[int][]int // by reconvergence point: the exit sides of its specs, sorted
 
 	states []state
 	index  map[string]int
@@ -149,13 +249,27 @@ func (w *warpBuilder) node(t int, ctx []frame) (int, error) {
 	return i, nil
 }
 
-// add adds an edge from state i towards thread block t (in context ctx)
-// taken along a thread-level edge of kind k.
+// add adds edges from state i towards thread block t (in context ctx)
+// taken along a thread-level edge of kind k: to t after reconvergence, and
+// to every drain alternative.
 func (w *warpBuilder) add(i int, t int, ctx []frame, k cfg.EdgeKind) error {
-	nt, nctx := normalize(t, ctx)
-	if nt != t {
-		k = cfg.EdgeResume
+	ds := w.normalize(t, ctx)
+	for _, d := range w.drains(w.states[i].b, t, ctx) {
+		ds = append(ds, w.normalize(d.t, d.ctx)...)
 	}
+	for _, d := range ds {
+		kind := k
+		if d.t != t {
+			kind = cfg.EdgeResume
+		}
+		if err := w.edge(i, d.t, d.ctx, kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *warpBuilder) edge(i, nt int, nctx []frame, k cfg.EdgeKind) error {
 	j, err := w.node(nt, nctx)
 	if err != nil {
 		return err
@@ -171,6 +285,18 @@ func (w *warpBuilder) add(i int, t int, ctx []frame, k cfg.EdgeKind) error {
 
 func (w *warpBuilder) build() (*cfg.Graph, map[*cfg.Block]int, map[*cfg.Block]bool, error) {
 	w.index = map[string]int{}
+	w.specs = w.drainSpecs()
+	w.sides = map[int][]int{}
+	for _, sp := range w.specs {
+		for _, d := range sp.sides {
+			if !slices.Contains(w.sides[sp.r], d) {
+				w.sides[sp.r] = append(w.sides[sp.r], d)
+			}
+		}
+	}
+	for _, ds := range w.sides {
+		slices.Sort(ds)
+	}
 	if _, err := w.node(0, nil); err != nil {
 		return nil, nil, nil, err
 	}
@@ -221,6 +347,51 @@ func (w *warpBuilder) build() (*cfg.Graph, map[*cfg.Block]int, map[*cfg.Block]bo
 	}
 	wg.Recompute()
 	return wg, depth, reconv, nil
+}
+
+// drainSpecs lists the divergent branches of the class that leave a loop
+// with a lane group that runs code before reconverging.
+func (w *warpBuilder) drainSpecs() []drainSpec {
+	var out []drainSpec
+	for k, br := range w.brs {
+		if w.out[k] != Divergent || br.Exit {
+			continue
+		}
+		b := br.Block
+		r := w.blockIdx(br.Reconv)
+		loops, sp := false, drainSpec{r: r}
+		for _, e := range b.Succs {
+			t := w.blockIdx(e.To)
+			switch {
+			case t == r || t == exitIdx:
+			case w.g.Reaches(e.To, b, br.Reconv):
+				loops = true
+			case !slices.Contains(sp.sides, t):
+				sp.sides = append(sp.sides, t)
+			}
+		}
+		if !loops || len(sp.sides) == 0 {
+			continue
+		}
+		// The region: blocks reached from the branch before R.
+		sp.region = make([]bool, len(w.g.Blocks))
+		sp.region[b.Index] = true
+		stack := []*cfg.Block{b}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, e := range x.Succs {
+				y := e.To
+				if y == w.g.Exit || y == br.Reconv || sp.region[y.Index] {
+					continue
+				}
+				sp.region[y.Index] = true
+				stack = append(stack, y)
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 func (w *warpBuilder) expand(i int) error {
@@ -305,6 +476,31 @@ func (w *warpBuilder) expand(i int) error {
 		return err
 	}
 	if len(ss) < 2 {
+		return nil
+	}
+	if n := len(s.ctx); n > 0 && s.ctx[n-1].sides != nil && s.ctx[n-1].r == r {
+		// A drained group splits again with the same reconvergence
+		// point: its groups wait at the drain's level (no new stack
+		// entry), so they join the drain's groups, in any order.
+		top := s.ctx[n-1]
+		left := top.left - (len(ss) - 1)
+		if left < 0 {
+			return nil // more groups than lanes
+		}
+		sides := slices.Clone(top.sides)
+		for _, x := range ss {
+			if !slices.Contains(sides, x.b) {
+				sides = append(sides, x.b)
+			}
+		}
+		slices.Sort(sides)
+		rest := s.ctx[: n-1 : n-1]
+		for _, x := range ss {
+			f := frame{r: r, resume: noResume, sides: sides, left: left, wait: top.wait}
+			if err := w.add(i, x.b, push(rest, f), x.kind); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	if len(ss) > w.maxSides {

@@ -38,9 +38,9 @@
 // measured on Pascal, docs/divergence.md), FallThroughFirst the others
 // first, RandomOrder draws it at every divergence. Lane groups that leave a
 // loop (or do not come back to the branch before reconverging) run before
-// the groups that iterate again, which is the order the warp-level CFG
-// models (docs/model.md, "Divergence and the warp-level CFG", item 4);
-// Options.LeaversLast reverses it to probe that documented assumption.
+// the groups that iterate again; Options.LeaversLast reverses it (the
+// order of GPGPU-Sim when the leavers hold the highest lane; docs/model.md,
+// "Divergence and the warp-level CFG", item 4).
 //
 // The path of a warp is the concatenation of the thread-level blocks the
 // top entry runs; consecutive instructions that are not fall-throughs
@@ -108,8 +108,7 @@ func ParseOrder(s string) (Order, error) {
 type Options struct {
 	Order Order
 	// LeaversLast runs lane groups that iterate again before those that
-	// leave the loop (not modelled by the warp-level CFG; see the package
-	// documentation).
+	// leave the loop (see the package documentation).
 	LeaversLast bool
 	// MaxLoops makes every lane stay in its innermost loop whenever the
 	// bounds allow it.
