@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -92,18 +91,11 @@ var keyAliases = map[string]string{
 	"pipeline_overhead": "overhead", "branch": "branch_wait", "control_hazard": "branch_wait",
 }
 
-func hint(table, key string) string {
-	if a, ok := keyAliases[key]; ok && contains(schemaKeys[table], a) {
-		return a
-	}
-	best, bestD := "", 3
-	for _, k := range schemaKeys[table] {
-		if d := editDistance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
+func hint(table, key string) string { return hwSchema.hint(table, key) }
+
+// hwSchema is the schema of a hardware description, for DecodeStrict's
+// helpers.
+var hwSchema = Schema{Keys: schemaKeys, Aliases: keyAliases}
 
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
@@ -135,37 +127,7 @@ func editDistance(a, b string) int {
 }
 
 func unknownKeys(name string, und []toml.Key, secs []section) error {
-	e := &UnknownKeysError{File: name}
-	seen := map[string]bool{}
-	undecoded := map[string]bool{}
-	for _, k := range und {
-		undecoded[k.String()] = true
-	}
-	for _, k := range und {
-		ks := k.String()
-		if seen[ks] {
-			continue
-		}
-		seen[ks] = true
-		// Report an unknown table once, not each of its keys.
-		if len(k) > 1 && undecoded[toml.Key(k[:len(k)-1]).String()] {
-			continue
-		}
-		table := ""
-		if len(k) > 1 {
-			table = strings.Join(k[:len(k)-1], ".")
-		}
-		h := hint(table, k[len(k)-1])
-		lines := keyLines(secs, k)
-		if len(lines) == 0 {
-			lines = []int{0}
-		}
-		for _, l := range lines {
-			e.Keys = append(e.Keys, UnknownKey{Key: ks, Line: l, Hint: h})
-		}
-	}
-	sort.SliceStable(e.Keys, func(i, j int) bool { return e.Keys[i].Line < e.Keys[j].Line })
-	return e
+	return hwSchema.unknownKeys(name, und, secs)
 }
 
 // keyLines returns the lines where key k is defined (as a key or as a

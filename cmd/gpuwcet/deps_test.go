@@ -19,7 +19,7 @@ import (
 // Modelled on go/build's deps_test.go.
 var depsLayers = [][]string{
 	// 0: the IR and the data every stage reads.
-	{"cfg/isa", "cfg/txtar", "hwdesc"},
+	{"cfg/isa", "cfg/txtar", "hwdesc", "hwdesc/arch", "hwdesc/platform"},
 	// 1: listings and the pass framework.
 	{"cfg/ptx", "cfg/sass", "cfg/trace", "cfg/load", "cfg/pass", "cfg/cfgtest"},
 	// 2: control-flow graphs.
@@ -40,6 +40,8 @@ var depsLayers = [][]string{
 
 // sameStage lists the imports allowed between packages of one stage.
 var sameStage = map[string][]string{
+	"hwdesc/arch":        {"hwdesc"},
+	"hwdesc/platform":    {"hwdesc", "hwdesc/arch"},
 	"cfg/load":           {"cfg/ptx", "cfg/sass", "cfg/trace"},
 	"cfg/trace":          {"cfg/ptx"},
 	"cfg/cfgdot":         {"cfg"},
