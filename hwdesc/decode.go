@@ -3,17 +3,19 @@ package hwdesc
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 )
 
-// Load reads, strictly decodes and validates the description in a file.
+// Load reads, strictly decodes and validates the description in a file
+// (at most input.MaxTOMLBytes).
 func Load(path string) (*Desc, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxTOMLBytes)
 	if err != nil {
 		return nil, fmt.Errorf("hardware description: %w", err)
 	}
@@ -25,8 +27,13 @@ func Load(path string) (*Desc, error) {
 //
 // Errors are positioned ("name:line[:col]: ..."): a *SyntaxError for TOML
 // syntax, an ErrorList for values of the wrong type and for the checks of
-// Validate, an *UnknownKeysError for keys that are not in the schema.
+// Validate, an *UnknownKeysError for keys that are not in the schema. A
+// document larger or more deeply nested than input.CheckTOML allows is a
+// *SyntaxError, found before decoding.
 func Decode(name string, data []byte) (*Desc, error) {
+	if err := checkTOML(name, data); err != nil {
+		return nil, err
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		return nil, syntaxError(name, err)
@@ -54,6 +61,17 @@ func Decode(name string, data []byte) (*Desc, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// checkTOML is input.CheckTOML (size and nesting, before decoding) with
+// its error as a *SyntaxError.
+func checkTOML(name string, data []byte) error {
+	err := input.CheckTOML(name, data)
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		return &SyntaxError{File: name, Line: ie.Pos.Line, Col: ie.Pos.Column, Msg: ie.Msg, Err: err}
+	}
+	return err
 }
 
 var lineRE = regexp.MustCompile(`^toml: line (\d+)`)

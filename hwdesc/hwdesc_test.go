@@ -52,6 +52,16 @@ func TestDecodeErrorTypes(t *testing.T) {
 			var e *SyntaxError
 			return errors.As(err, &e) && e.Line == 1 && e.ErrorWithPosition() == e.Error()
 		}},
+		// Issue 9, item 9: inline tables nested 10,000 deep took 26 s
+		// and 5 GB to decode; refused before decoding, positioned.
+		{"deep", "name = \"t\"\nnotes = " + strings.Repeat("{a=", 10000) + "1" + strings.Repeat("}", 10000) + "\n", func(err error) bool {
+			var e *SyntaxError
+			return errors.As(err, &e) && e.Line == 2 && e.Col == 9+3*32 && strings.Contains(e.Msg, "nesting deeper than 32")
+		}},
+		{"too large", "# " + strings.Repeat("x", 4<<20) + "\n", func(err error) bool {
+			var e *SyntaxError
+			return errors.As(err, &e) && strings.Contains(e.Msg, "above the limit of 4194304 bytes")
+		}},
 		{"validation", "name = \"t\"\nclock_mhz = 1\ndefault_unit = \"u\"\n[[unit]]\nname = \"u\"\ninit = 0\nlat = 0\n", func(err error) bool {
 			var e ErrorList
 			return errors.As(err, &e) && len(e) == 1 && e[0].Line == 6

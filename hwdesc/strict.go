@@ -22,8 +22,13 @@ type Schema struct {
 // that s does not list are an *UnknownKeysError naming each key with its
 // line and the key probably meant. It returns the line of every key, by
 // dotted path ("sms", "launch_overhead.ns"; for an array of tables, the
-// first occurrence), for the caller's own positioned checks.
+// first occurrence), for the caller's own positioned checks. A document
+// larger or more deeply nested than input.CheckTOML allows is a
+// *SyntaxError, found before decoding.
 func DecodeStrict(name string, data []byte, v any, s Schema) (lines map[string]int, err error) {
+	if err := checkTOML(name, data); err != nil {
+		return nil, err
+	}
 	md, err := toml.Decode(string(data), v)
 	if err != nil {
 		return nil, syntaxError(name, err)

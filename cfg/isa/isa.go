@@ -269,15 +269,15 @@ type Instr struct {
 	Space   Space     // for loads, stores, atomics
 	Barrier BarrierOp // for KindBarrier
 	Uni     bool      // PTX .uni: the branch or call is asserted non-divergent
+	// Generic is set when the front end did not know the opcode and parsed
+	// it with the generic rule (first operand written, the others read).
+	// (The small fields share a word: one instruction is 200 bytes.)
+	Generic bool
 
 	// Targets are the labels (or, for SASS, resolved label names) a branch
 	// or call may go to, in source order. An indirect branch lists its
 	// .branchtargets; a call names its callee.
 	Targets []string
-
-	// Generic is set when the front end did not know the opcode and parsed
-	// it with the generic rule (first operand written, the others read).
-	Generic bool
 
 	// SASS only.
 	Offset int64 // address of the instruction in its section; -1 when unknown
@@ -379,11 +379,14 @@ func (k OperandKind) String() string {
 }
 
 // Operand is one operand as written, with the registers it involves.
+//
+// Fields are ordered so that the small ones share a word (48 bytes, not
+// 56; docs/performance.md, "Input size").
 type Operand struct {
 	Kind OperandKind
+	Neg  bool     // a negated predicate source (!%p1, !P0)
 	Text string   // as written, normalised spacing
 	Regs []string // registers read or written through this operand (address registers for OpMem)
-	Neg  bool     // a negated predicate source (!%p1, !P0)
 }
 
 // Ctrl is the scheduling control field the compiler writes into SASS

@@ -24,12 +24,12 @@ import (
 	"fmt"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
 	"github.com/gpuwcet/gpuwcet/cfg/sass"
@@ -62,6 +62,10 @@ type Options struct {
 	// ModuleDir is where a trace's PTX module is looked for; "" means the
 	// directory of the trace file.
 	ModuleDir string
+
+	// MaxBytes limits the size of the module a trace names (the trace
+	// itself is read by the caller); 0 means input.DefaultMaxBytes.
+	MaxBytes int64
 }
 
 // File reads src (the content of filename) in the given format ("" or
@@ -97,7 +101,7 @@ func FileWith(fset *token.FileSet, filename string, src []byte, opts *Options) (
 		return trace.ParseFile(fset, filename, src, &trace.Options{
 			Name:   opts.Kernel,
 			Dedupe: opts.Dedupe,
-			Module: ModulesIn(dir),
+			Module: ModulesIn(dir, opts.MaxBytes),
 		})
 	case SASS:
 		return sass.ParseFile(fset, filename, src, 0)
@@ -117,15 +121,15 @@ var (
 const Traceg = "traceg"
 
 // ModulesIn returns a trace.Options.Module function that reads a module
-// from dir. The name must be a plain base name: a trace cannot make the
-// loader read outside dir.
-func ModulesIn(dir string) func(name string) (string, []byte, error) {
+// from dir, of at most limit bytes (input.ReadFile). The name must be a
+// plain base name: a trace cannot make the loader read outside dir.
+func ModulesIn(dir string, limit int64) func(name string) (string, []byte, error) {
 	return func(name string) (string, []byte, error) {
 		if name == "" || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 			return "", nil, fmt.Errorf("module name %q is not a plain file name: %w", name, fs.ErrNotExist)
 		}
 		path := filepath.Join(dir, name)
-		src, err := os.ReadFile(path)
+		src, err := input.ReadFile(path, limit)
 		if err != nil {
 			return "", nil, err
 		}

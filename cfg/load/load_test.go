@@ -137,7 +137,7 @@ func TestTraceModuleBeside(t *testing.T) {
 	if len(f.Warnings) != 0 {
 		t.Errorf("warnings: %v", f.Warnings)
 	}
-	mod := load.ModulesIn(dir)
+	mod := load.ModulesIn(dir, 0)
 	for _, bad := range []string{"../k.ptx", "/etc/passwd", "..", ""} {
 		if _, _, err := mod(bad); err == nil {
 			t.Errorf("ModulesIn(%q) accepted", bad)

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
-	"os"
 	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
@@ -67,9 +67,9 @@ func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("%s: facts written for another listing: sha256 %s in the facts file, the listing has %s (regenerate with gpuwcet facts template and carry the bounds over)", e.File, e.Want, e.Have)
 }
 
-// LoadFacts reads and decodes a facts file.
+// LoadFacts reads and decodes a facts file (at most input.MaxTOMLBytes).
 func LoadFacts(path string) (*Facts, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxTOMLBytes)
 	if err != nil {
 		return nil, fmt.Errorf("facts: %w", err)
 	}
@@ -119,8 +119,14 @@ func (m *maxValue) UnmarshalTOML(v any) error {
 var tomlLineRE = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: `)
 
 // DecodeFacts strictly decodes a facts file; name is used in messages.
-// Errors are positioned (name:line:col) and joined.
+// Errors are positioned (name:line:col) and joined, at most
+// isa.MaxErrors of them and a last line saying how many more there are.
+// A document larger or more deeply nested than input.CheckTOML allows is
+// refused before decoding.
 func DecodeFacts(name string, data []byte) (*Facts, error) {
+	if err := input.CheckTOML(name, data); err != nil {
+		return nil, err
+	}
 	var raw rawFacts
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -143,8 +149,7 @@ func DecodeFacts(name string, data []byte) (*Facts, error) {
 	var errs isa.ErrorList
 	if und := md.Undecoded(); len(und) > 0 {
 		for _, u := range und {
-			k := u[len(u)-1]
-			p := sc.find(k)
+			p := sc.find(u)
 			p.Filename = name
 			errs.Addf(p, "unknown key %q (a %s key is one of: %s)", u.String(), tableOf(u), strings.Join(schemaKeys[tableOf(u)], ", "))
 		}
@@ -244,6 +249,9 @@ func DecodeFacts(name string, data []byte) (*Facts, error) {
 	}
 	if len(errs) > 0 {
 		errs.Sort()
+		if n := len(errs) - isa.MaxErrors; n > 0 {
+			errs = append(errs[:isa.MaxErrors], &isa.Error{Pos: errs[isa.MaxErrors].Pos, Msg: fmt.Sprintf("too many errors: %d more not shown", n)})
+		}
 		return nil, errs
 	}
 	return f, nil
@@ -482,10 +490,14 @@ func (sc *factScan) pos(k, l int, key string) token.Position {
 	return token.Position{Line: 1, Column: 1}
 }
 
-// find returns the first position of a key anywhere.
-func (sc *factScan) find(key string) token.Position {
-	if p, ok := sc.all[key]; ok {
-		return p
+// find returns the first position, anywhere, of the last part of the key
+// path k written at the start of a line, or else of the nearest enclosing
+// part (a key inside an inline table is found at its table's key).
+func (sc *factScan) find(k toml.Key) token.Position {
+	for i := len(k) - 1; i >= 0; i-- {
+		if p, ok := sc.all[k[i]]; ok {
+			return p
+		}
 	}
 	return token.Position{Line: 1, Column: 1}
 }

@@ -55,7 +55,7 @@ func parseRef(t *testing.T, path string, dedupe bool) *isa.File {
 	}
 	f, err := trace.ParseFile(token.NewFileSet(), path, src, &trace.Options{
 		Dedupe: dedupe,
-		Module: load.ModulesIn(filepath.Dir(path)),
+		Module: load.ModulesIn(filepath.Dir(path), 0),
 	})
 	if err != nil {
 		t.Fatalf("ParseFile: %v", err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
@@ -55,7 +56,7 @@ holds only the instructions one execution ran, so the message names the PTX
 module the trace resolves to, to analyse instead with --kernel, and points
 to gpuwcet bound, which bounds the traced execution.`,
 		Flags: []cli.Flag{
-			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag,
+			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag,
 			blockFlag, gridFlag, argFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
@@ -133,15 +134,15 @@ func analyzeAction(c *cli.Context) error {
 	inputs := []report.Input{{Path: path, SHA256: sha, Kind: file.Dialect.String(), Version: file.Version, Target: file.Target}}
 	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha}}
 	if fp := c.String("facts"); fp != "" {
-		facts, err := loops.LoadFacts(fp)
+		fsrc, err := input.ReadFile(fp, input.MaxTOMLBytes)
+		if err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
+		}
+		facts, err := loops.DecodeFacts(fp, fsrc)
 		if err != nil {
 			return withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
 		}
 		opts.Inputs[loops.FactsInput] = facts
-		fsrc, err := os.ReadFile(fp)
-		if err != nil {
-			return withCode(ExitBadInput, err)
-		}
 		inputs = append(inputs, report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
 	}
 	if k := c.String("kernel"); k != "" {

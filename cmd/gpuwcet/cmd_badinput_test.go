@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,12 +31,27 @@ func badInputFiles(t *testing.T, dir string) {
 		// Facts written for another listing (its SHA-256 is not saxpy's).
 		"other.facts.toml": "version = 1\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n[[kernel]]\nname = \"saxpy\"\n",
 		"not-a-config":     strings.Repeat("hello\n", 100),
+		// Inline tables nested 10,000 deep: 26 s and 5 GB to decode
+		// before the nesting limit (issue 9, item 9).
+		"deep.facts.toml": "version = 1\nsha256 = \"" + strings.Repeat("0", 64) + "\"\nx = " + strings.Repeat("{a=", 10000) + "1" + strings.Repeat("}", 10000) + "\n",
+		"deep.hw.toml":    "name = \"t\"\nclock_mhz = 1\nnotes = [" + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "]\n",
+		// 50 unknown keys: at most 10 errors, then how many more.
+		"keys.facts.toml": "version = 1\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n" + manyKeys(50),
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// manyKeys returns n lines "kI = 1".
+func manyKeys(n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "k%d = 1\n", i)
+	}
+	return sb.String()
 }
 
 // TestBadInput runs every command on bad input: each must exit with the
@@ -99,6 +115,14 @@ func TestBadInput(t *testing.T) {
 		{cat(a("phases"), hw, a(saxpy, reduce)), 1, a("phases: want exactly one INPUT, got 2")},
 		{a("phases", "--hw", "nosuch", saxpy), 1, a(`unknown hardware description "nosuch"`)},
 		{a("phases", "--hw", in("nosuch.toml"), saxpy), 1, a("nosuch.toml: no such file or directory")},
+		{a("phases", "--hw", in("deep.hw.toml"), saxpy), 1, a("deep.hw.toml:3:41: nesting deeper than 32")},
+		// Input size (issue 9, item 10): refused before reading, with
+		// the flag that raises the limit.
+		{cat(a("phases"), hw, a("--max-input-size", "100", saxpy)), 1, a("kernel.ptx: ", " bytes, above the input size limit of 100 bytes (raise it with --max-input-size)")},
+		{cat(a("cfg"), a("--max-input-size", "1MiB", "/dev/zero")), 1, a("/dev/zero: more than 1048576 bytes, above the input size limit (raise it with --max-input-size)")},
+		{cat(a("cfg"), a("--max-input-size", "12XB", saxpy)), 1, a(`--max-input-size "12XB": unknown unit "XB"`)},
+		{cat(a("cfg"), a("--max-input-size", "0", saxpy)), 1, a(`--max-input-size "0": want a positive number of bytes`)},
+		{a("hw", "import", "--max-input-size", "100", in("not-a-config")), 1, a("not-a-config: 600 bytes, above the input size limit of 100 bytes")},
 		{cat(a("phases"), hw, a(in("empty.ptx"))), 1, a("empty.ptx: empty file")},
 		{cat(a("phases"), hw, a(in("bad.trace"))), 1, a("bad.trace:2:14:")},
 		{cat(a("phases"), hw, a("--warps", "-1", saxpy)), 1, a("--warps -1: want 1 to 32")},
@@ -127,6 +151,9 @@ func TestBadInput(t *testing.T) {
 		{a("facts", "check", "--block", "256", "--arg", "nosuch=3", counted), 1, a("facts check: --arg nosuch=3: nosuch is not a parameter of kernel colsum")},
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("other.facts.toml"), saxpy)), 1, a("other.facts.toml: facts written for another listing")},
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("binary.bin"), saxpy)), 1, a("binary.bin:1:1:")},
+		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("deep.facts.toml"), saxpy)), 1, a("deep.facts.toml:3:101: nesting deeper than 32")},
+		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("keys.facts.toml"), saxpy)), 1, a("keys.facts.toml:3:1: unknown key \"k0\"", "keys.facts.toml:12:1: unknown key \"k9\"", "keys.facts.toml:13:1: too many errors: 40 more not shown")},
+		{cat(a("analyze"), hw, a("--block", "256", "--facts", "/dev/zero", saxpy)), 1, a("/dev/zero: more than 4194304 bytes, above the input size limit")},
 		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=8", "--facts", openFacts, counted)), 2, a("error: "+openFacts+":", `has max = "?"`)},
 		{cat(a("analyze"), hw, a("--block", "256", "--report", in("no/such/dir/r.md"), saxpy)), 1, a("--report: open ")},
 		{cat(a("analyze"), hw, a("--block", "256", "--format", "yaml", saxpy)), 1, a(`unknown --format "yaml"`)},

@@ -49,7 +49,7 @@ outcome per class); dot highlights divergent branches and reconvergence
 points; json has one function per class, named FUNC#cK. --block, --grid
 and --arg give the launch configuration used to resolve branches per warp.`,
 		Flags: []cli.Flag{
-			inputFormatFlag,
+			inputFormatFlag, maxInputFlag,
 			&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
 			&cli.BoolFlag{Name: "all-funcs", Usage: "include device functions (.func), not only kernels", Category: catInput},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, dot or json", Category: catOutput},

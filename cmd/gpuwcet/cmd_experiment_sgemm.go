@@ -53,6 +53,7 @@ makespans, and the overestimations beside the paper's Table 4 (GUB vs
 GPGPU-Sim). A makespan above the static bound exits with code 4.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ptx", Value: "../shared/reference/sgemm/" + sgemmKernel + ".ptx", Usage: "the SGEMM listing `FILE`", Category: catInput},
+			maxInputFlag,
 			&cli.StringFlag{Name: "latencies", Value: "5,10,25,50,100,200,400", Usage: "memory latencies, comma-separated `LIST` of cycles", Category: catTarget},
 			&cli.StringFlag{Name: "warps", Value: "32,16,8,4", Usage: "warps per block, comma-separated `LIST` (at most 32)", Category: catTarget},
 			&cli.IntFlag{Name: "k", Value: 1024, Usage: "matrix size `K` (also M and N)", Category: catTarget},

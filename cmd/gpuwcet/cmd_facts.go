@@ -34,7 +34,7 @@ its kernels and, per loop, the key (header label, or line), its position and
 max = "?" when no bound is derived; derived bounds are listed commented out,
 for review.`,
 		Flags: []cli.Flag{
-			inputFormatFlag,
+			inputFormatFlag, maxInputFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output", Category: catOutput},
 		},
 		Action: func(c *cli.Context) error {
@@ -70,7 +70,7 @@ the bounds at the launch configuration (--block, --grid, --arg) and prints one
 line per loop. Exit code 1 for bad input (a checksum mismatch, a fact naming
 no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 		Flags: []cli.Flag{
-			inputFormatFlag,
+			inputFormatFlag, maxInputFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow facts `FILE` (TOML, docs/facts.md)", Category: catInput},
 			blockFlag, gridFlag, argFlag,
 		},

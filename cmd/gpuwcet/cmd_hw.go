@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,6 +60,7 @@ as GPGPU-Sim's; docs/hwdesc.md, "Importing a GPGPU-Sim config").`,
 					&cli.StringFlag{Name: "name", Usage: "description `NAME` (default: derived from the config's directory)", Category: catOutput},
 					&cli.Int64Flag{Name: "mem-latency", Usage: "global-load latency in `CYCLES` from dispatch to result (GPGPU-Sim convention); overrides the mem_impostor latency, required under -gpgpu_perfect_mem 1 without one", DefaultText: "from the config", Category: catTarget},
 					&cli.StringFlag{Name: "source", Usage: "provenance `TEXT` recorded in the description (default: the config path)", Category: catOutput},
+					maxInputFlag,
 				},
 				Action: hwImport,
 			},
@@ -144,12 +145,11 @@ func hwImport(c *cli.Context) error {
 	if c.IsSet("mem-latency") && mem < 1 {
 		return codef(ExitBadInput, "--mem-latency must be ≥ 1 cycle, got %d", mem)
 	}
-	f, err := os.Open(file)
+	src, err := readInput(c, file)
 	if err != nil {
-		return withCode(ExitBadInput, err)
+		return err
 	}
-	defer f.Close()
-	d, err := hwdesc.ImportOptions{Name: name, File: file, Source: c.String("source"), MemLatency: hwdesc.Cycles(mem)}.Import(f)
+	d, err := hwdesc.ImportOptions{Name: name, File: file, Source: c.String("source"), MemLatency: hwdesc.Cycles(mem)}.Import(bytes.NewReader(src))
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

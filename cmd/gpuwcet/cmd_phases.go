@@ -33,7 +33,7 @@ barrier section starts from an idle SM at cycle 0.
 --explain lists every instruction with its issue, start (initiation) and
 ready cycles.`,
 		Flags: []cli.Flag{
-			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 			&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
 		},

@@ -55,7 +55,7 @@ loop while the bounds allow (the execution of counted loops whose trip count
 is their bound). --check-bound also runs the static analysis (as analyze)
 and exits with code 4 when the makespan exceeds its bound.`,
 		Flags: []cli.Flag{
-			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, dedupeFlag,
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 			&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
 			&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics `MODE`: reach, drain or issue", Category: catTarget},

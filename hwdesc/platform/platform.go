@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
@@ -87,7 +88,7 @@ var schema = hwdesc.Schema{
 
 // Load reads and decodes a platform file.
 func Load(file string) (*Platform, error) {
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file, maxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
