@@ -82,6 +82,9 @@ source = "data sheet"
 		{"bad kind", good + "[launch_overhead]\nmax_ns = 5\nkind = \"typical\"\nsource = \"x\"\n", "p.toml:8: launch_overhead: unknown kind \"typical\""},
 		{"min above max", good + "[launch_overhead]\nmax_ns = 5\nmin_ns = 6\nkind = \"bound\"\nsource = \"x\"\n", "want 0 <= min_ns <= max_ns"},
 		{"dispatch without source", good + "[dispatch_latency]\nmax_cycles = 100\nkind = \"assumed\"\n", "dispatch_latency: source is required"},
+		// Refused before decoding (hwdesc.DecodeStrict calls
+		// input.CheckTOML): the decoder is quadratic in the nesting.
+		{"deep", good + "x = " + strings.Repeat("{a=", 10000) + "1" + strings.Repeat("}", 10000) + "\n", "p.toml:6:101: nesting deeper than 32"},
 		{"dispatch unknown key", good + "[dispatch_latency]\nmax_ns = 100\nkind = \"assumed\"\nsource = \"x\"\n", `unknown key "dispatch_latency.max_ns" (did you mean "max_cycles"?)`},
 	} {
 		_, err := Decode("p.toml", []byte(c.text))
