@@ -57,3 +57,17 @@ func TestAnalyzeRegisterGroups(t *testing.T) {
 		t.Errorf("LDSM.16.M88 (one register) bound %d, LDSM.16.M88.4 %d: the x4 form must wait", x1, x4)
 	}
 }
+
+// TestAnalyzeArgOutOfType: an --arg outside its parameter's type is bad
+// input (exit 1) naming the parameter and its type, before any analysis
+// (issue 9 item 7; before, 99999999999 reached the loop analysis).
+func TestAnalyzeArgOutOfType(t *testing.T) {
+	for _, v := range []string{"99999999999", "-4294967296"} {
+		var out, errb bytes.Buffer
+		code := run([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=" + v, "../../examples/counted-loop/kernel.ptx"}, &out, &errb)
+		want := "--arg colsum_param_2=" + v + ": out of range for parameter colsum_param_2 of kernel colsum, of type .u32"
+		if code != ExitBadInput || !strings.Contains(errb.String(), want) {
+			t.Errorf("--arg colsum_param_2=%s: exit %d, stderr %q; want exit 1 and %q", v, code, errb.String(), want)
+		}
+	}
+}

@@ -86,6 +86,15 @@ func checkLaunchArgs(l pass.Launch, funcs []*isa.Func) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.Args)) {
 		if params[name] {
+			for _, fn := range funcs {
+				for _, p := range fn.Params {
+					if p.Name == name {
+						if err := checkArgType(name, l.Args[name], fn.Name, p); err != nil {
+							return err
+						}
+					}
+				}
+			}
 			continue
 		}
 		var lists []string
@@ -105,6 +114,39 @@ func checkLaunchArgs(l pass.Launch, funcs []*isa.Func) error {
 			return fmt.Errorf("--arg %s=%d: %s is not a parameter of kernel %s (its parameters: %s)", name, l.Args[name], name, funcs[0].Name, list)
 		}
 		return fmt.Errorf("--arg %s=%d: %s is not a parameter of any kernel analysed (parameters of %s)", name, l.Args[name], name, strings.Join(lists, "; "))
+	}
+	return nil
+}
+
+// checkArgType checks that v fits the type of parameter p of kernel fn:
+// an integer of at most the parameter's width. An unsigned or untyped
+// parameter (.uN, .bN) also takes the negative values of the signed type of
+// its width, since nvcc and clang declare C's int parameters .u32: -1 is
+// the int -1, and -4294967296 is out of range. A float, predicate or
+// aggregate parameter has no integer value.
+func checkArgType(name string, v int64, fn string, p isa.Param) error {
+	kind, bits := "", 0
+	for _, t := range strings.Fields(p.Type) { // ".align 8 .b8", ".u64 .ptr .global .align 1"
+		if len(t) >= 3 && t[0] == '.' && strings.Contains("usbf", t[1:2]) {
+			if n, err := strconv.Atoi(t[2:]); err == nil {
+				kind, bits = t[1:2], n
+				break
+			}
+		}
+	}
+	if p.Array > 0 || bits == 0 || bits > 64 || (kind != "u" && kind != "s" && kind != "b") {
+		what := "type " + p.Type
+		if p.Array > 0 {
+			what = fmt.Sprintf("an array of %d %s", p.Array, p.Type)
+		}
+		return fmt.Errorf("--arg %s=%d: parameter %s of kernel %s has %s, not an integer: --arg gives integer parameters", name, v, name, fn, what)
+	}
+	lo, hi := int64(-1)<<(bits-1), int64(1)<<(bits-1)-1
+	if kind != "s" && bits < 64 {
+		hi = int64(1)<<bits - 1
+	}
+	if v < lo || v > hi {
+		return fmt.Errorf("--arg %s=%d: out of range for parameter %s of kernel %s, of type %s (%d to %d)", name, v, name, fn, p.Type, lo, hi)
 	}
 	return nil
 }
