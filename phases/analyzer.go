@@ -16,6 +16,24 @@ import (
 // per-instruction timings (gpuwcet phases --explain).
 const ExplainInput = "phases.explain"
 
+// StrictInput is the Pass.Inputs key that, set to true, makes every pass
+// that times instructions refuse the description's default unit
+// (Engine.Strict; gpuwcet --strict).
+const StrictInput = "phases.strict"
+
+// CategoryDefaultUnit is the category of the diagnostic that lists an
+// opcode timed on the description's default unit.
+const CategoryDefaultUnit = "default-unit"
+
+// ReportDefaultUses reports one warning per opcode that e timed on its
+// description's default unit, at its first instruction, with the count.
+func ReportDefaultUses(p *pass.Pass, e *Engine) {
+	hw := e.HW()
+	for _, u := range e.DefaultUses() {
+		p.Reportf(u.Pos, pass.Warning, CategoryDefaultUnit, "%s: %d instruction(s) timed on the default unit %q of hardware description %q: no rule routes this opcode", u.Op, u.Count, hw.DefaultUnit, hw.Name)
+	}
+}
+
 // Analyzer builds the isolated phase profile of every warp of the block.
 var Analyzer = &pass.Analyzer{
 	Name: "phases",
@@ -34,7 +52,21 @@ barriers into sections, each profiled from an idle SM at cycle 0.`,
 
 func run(p *pass.Pass) (any, error) {
 	explain, _ := p.Inputs[ExplainInput].(bool)
-	return Build(p.Fset, p.Func, p.HW, p.Launch.Warps, explain)
+	strict, _ := p.Inputs[StrictInput].(bool)
+	if p.HW == nil {
+		return nil, fmt.Errorf("phases: no hardware description (use --hw)")
+	}
+	e, err := NewEngine(p.HW)
+	if err != nil {
+		return nil, err
+	}
+	e.Strict = strict
+	prof, err := build(p.Fset, p.Func, e, p.Launch.Warps, explain)
+	if err != nil {
+		return nil, err
+	}
+	ReportDefaultUses(p, e)
+	return prof, nil
 }
 
 // Build computes the profile of fn on hw (see Analyzer).
@@ -46,6 +78,11 @@ func Build(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps int, explai
 	if err != nil {
 		return nil, err
 	}
+	return build(fset, fn, e, warps, explain)
+}
+
+func build(fset *token.FileSet, fn *isa.Func, e *Engine, warps int, explain bool) (*Profile, error) {
+	hw := e.HW()
 	paths, source, err := Paths(fset, fn, warps)
 	if err != nil {
 		return nil, err

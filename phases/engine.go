@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"slices"
+	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -31,6 +32,47 @@ type Engine struct {
 	byOp     map[string]int // dotted opcode -> unit index
 	regs     map[string]RegID
 	regNames []string
+
+	// Strict refuses the description's default unit: an opcode that no
+	// rule routes is an error even when the description has a
+	// default_unit (gpuwcet --strict).
+	Strict bool
+	// defaults records the instructions timed on the default unit.
+	defaults map[*isa.Instr]string
+	byDef    map[string]bool // dotted opcode -> routed by the default unit
+}
+
+// DefaultUse is an opcode that no rule of the description routes, timed
+// on its default unit: the number of instructions prepared with it and the
+// first one's position.
+type DefaultUse struct {
+	Op    string
+	Count int
+	Pos   token.Pos
+}
+
+// DefaultUses returns the opcodes the engine timed on the description's
+// default unit, sorted, with the number of distinct instructions of each
+// (an inlined device function's copies count once per call site).
+func (e *Engine) DefaultUses() []DefaultUse {
+	by := map[string]*DefaultUse{}
+	for in, op := range e.defaults {
+		u := by[op]
+		if u == nil {
+			u = &DefaultUse{Op: op, Pos: in.Pos}
+			by[op] = u
+		}
+		u.Count++
+		if in.Pos < u.Pos {
+			u.Pos = in.Pos
+		}
+	}
+	out := make([]DefaultUse, 0, len(by))
+	for _, u := range by {
+		out = append(out, *u)
+	}
+	slices.SortFunc(out, func(a, b DefaultUse) int { return strings.Compare(a.Op, b.Op) })
+	return out
 }
 
 // NewEngine returns an engine for hw. It checks the parts of the description
@@ -69,12 +111,14 @@ func NewEngine(hw *hwdesc.Desc) (*Engine, error) {
 		res[u] = f
 	}
 	return &Engine{
-		hw:    hw,
-		units: slices.Clone(hw.Units),
-		res:   res,
-		pipe:  hw.Pipeline,
-		byOp:  map[string]int{},
-		regs:  map[string]RegID{},
+		hw:       hw,
+		units:    slices.Clone(hw.Units),
+		res:      res,
+		pipe:     hw.Pipeline,
+		byOp:     map[string]int{},
+		regs:     map[string]RegID{},
+		defaults: map[*isa.Instr]string{},
+		byDef:    map[string]bool{},
 	}, nil
 }
 
@@ -194,11 +238,19 @@ func (e *Engine) Prepare(fset *token.FileSet, in *isa.Instr) (Op, error) {
 	u, ok := e.byOp[name]
 	if !ok {
 		var err error
-		u, _, err = e.hw.Lookup(name)
+		var rule int
+		u, rule, err = e.hw.Lookup(name)
 		if err != nil {
 			return op, &isa.Error{Pos: position(fset, in.Pos), Msg: fmt.Sprintf("opcode %q: %v", name, err)}
 		}
+		if rule < 0 && e.Strict {
+			return op, &isa.Error{Pos: position(fset, in.Pos), Msg: fmt.Sprintf("opcode %q: no rule of hardware description %q matches it, and --strict refuses its default_unit %q (add a rule: docs/hwdesc.md, \"Extending a description\")", name, e.hw.Name, e.hw.DefaultUnit)}
+		}
 		e.byOp[name] = u
+		e.byDef[name] = rule < 0
+	}
+	if e.byDef[name] {
+		e.defaults[in] = name
 	}
 	op.Unit = u
 	op.Res = e.res[u] + 1

@@ -92,7 +92,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("## 4. Assumptions\n\n")
 	p("| # | Origin | Assumption | Checked or justified by |\n|---|---|---|---|\n")
 	for _, a := range r.NumberedAssumptions {
-		p("| %s | %s | %s | %s |\n", a.ID, a.Origin, cell(a.Text), cell(a.Basis))
+		id := a.ID
+		if a.Key != "" {
+			id += " (" + a.Key + ")"
+		}
+		p("| %s | %s | %s | %s |\n", id, a.Origin, cell(a.Text), cell(a.Basis))
 	}
 	b.WriteString("\n")
 

@@ -137,7 +137,10 @@ type ScopeKernel struct {
 
 // Assumption is a numbered assumption.
 type Assumption struct {
-	ID     string `json:"id"`     // "A1", ...
+	ID string `json:"id"` // "A1", ...
+	// Key is the stable identifier of an assumption that depends on the
+	// inputs (KeyArchMismatch, …); empty for the fixed ones.
+	Key    string `json:"key,omitempty"`
 	Origin string `json:"origin"` // "analysis", "hardware", "model" or "environment"
 	Text   string `json:"text"`
 	Basis  string `json:"basis"` // where it is checked or justified

@@ -15,7 +15,9 @@ type Rule struct {
 var Rules = []Rule{
 	{"analysis-error", LevelError, "The kernel could not be analysed.", "The analysis of the kernel failed on bad input (exit code 1); the message says why. No bound is given for the kernel."},
 	{"annotation-below-derived", LevelWarning, "A loop bound from the facts file is below the derived bound.", "The annotated bound is used (annotations are trusted), but it is lower than the bound the analysis derived from the code: check the annotation."},
+	{"arch-mismatch", LevelWarning, "The listing was compiled for another architecture than the hardware description's.", "The listing targets an architecture the description does not model (a newer one, or another major version): it is timed as if it ran on the described hardware. The report lists this as assumption A-ARCH-MISMATCH."},
 	{"barrier-divergence", LevelError, "Warps may reach different barrier sequences.", "A block-wide barrier is under divergent control, or warps can reach different sequences of barriers: undefined behaviour in CUDA, and no section bound applies (exit code 2)."},
+	{"default-unit", LevelWarning, "An opcode is timed on the hardware description's default unit.", "No rule of the hardware description routes the opcode: its instructions are timed on the description's default_unit. The report lists them as assumption A-DEFAULT-UNIT; --strict makes them errors."},
 	{"irreducible-loop", LevelError, "Irreducible loop.", "A cycle of the control-flow graph is entered at several blocks: no loop bound applies to it; restructure the code (exit code 2)."},
 	{"missing-argument", LevelError, "A derived loop bound needs a kernel argument.", "A loop bound is an expression of a kernel argument that was not given: pass --arg NAME=VALUE (exit code 1)."},
 	{"no-exit", LevelError, "No path reaches the end of the kernel.", "The kernel has no path to its end (an infinite loop): it cannot be bounded (exit code 2)."},
@@ -29,7 +31,7 @@ var Rules = []Rule{
 	{"unknown-opcode", LevelWarning, "Opcode parsed with the generic rule.", "The front end does not know the opcode: it is parsed with the generic rule (first operand written, the others read)."},
 	{"unresolved-call", LevelError, "A call could not be inlined.", "A call whose callee's code is unknown (indirect, external or recursive) cannot be bounded (exit code 2)."},
 	{"unresolved-indirect-branch", LevelError, "Indirect branch without known targets.", "An indirect branch has no .branchtargets list: its successors are unknown (exit code 2)."},
-	{"unsupported-opcode", LevelError, "No rule of the hardware description matches an opcode.", "The hardware description has no rule for the opcode and no default_unit: the instruction cannot be timed (exit code 1)."},
+	{"unsupported-opcode", LevelError, "No rule of the hardware description matches an opcode.", "The hardware description has no rule for the opcode and no default_unit (or --strict refuses it): the instruction cannot be timed (exit code 1)."},
 }
 
 // ruleFor returns the catalogue entry of id, or a generic one.

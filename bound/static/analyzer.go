@@ -43,6 +43,9 @@ type Report struct {
 	// Serial lists the loops whose bound was multiplied by the lanes of a
 	// warp (left divergently with several lane groups iterating in turn).
 	Serial map[*cfg.Block]int64
+	// DefaultUnit lists the opcodes timed on the description's default
+	// unit (no rule routes them), with their instruction counts.
+	DefaultUnit []phases.DefaultUse
 }
 
 func run(p *pass.Pass) (any, error) {
@@ -78,7 +81,15 @@ func run(p *pass.Pass) (any, error) {
 			return nil, err
 		}
 	}
-	return Kernel(p.HW, g, info, lr, inl)
+	strict, _ := p.Inputs[phases.StrictInput].(bool)
+	rep, eng, err := kernelStrict(p.HW, g, info, lr, inl, strict)
+	if eng != nil {
+		phases.ReportDefaultUses(p, eng)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 // Unbounded reports whether err means "not bounded" (exit code 2).
@@ -94,13 +105,29 @@ func Unbounded(err error) bool {
 // Kernel runs Analyze on the results of the cfg, divergence and loops
 // analyses of one kernel.
 func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
+	rep, _, err := kernelStrict(hw, g, info, lr, inl, false)
+	return rep, err
+}
+
+// kernelStrict is Kernel with the engine's Strict setting; it also returns the
+// engine (nil when none was made), whose DefaultUses the report lists.
+func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, strict bool) (*Report, *phases.Engine, error) {
 	if err := lr.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	eng, err := phases.NewEngine(hw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	eng.Strict = strict
+	rep, err := kernelWith(eng, g, info, lr, inl)
+	if err == nil {
+		rep.DefaultUnit = eng.DefaultUses()
+	}
+	return rep, eng, err
+}
+
+func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
 	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}}
 	loopClass := map[*cfg.Loop]*divergence.Class{}
 	var classes []Class

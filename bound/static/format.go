@@ -29,6 +29,17 @@ type JSONKernel struct {
 	Warnings           []string     `json:"warnings"`
 	Deadline           *int64       `json:"deadline_cycles,omitempty"`
 	Verdict            string       `json:"verdict,omitempty"`
+	// DefaultUnit lists the opcodes timed on the description's default
+	// unit (no rule routes them); absent when there are none.
+	DefaultUnit []JSONDefaultUse `json:"default_unit,omitempty"`
+}
+
+// JSONDefaultUse is an opcode timed on the description's default unit.
+type JSONDefaultUse struct {
+	Opcode string `json:"opcode"`
+	Count  int    `json:"instructions"`
+	Unit   string `json:"unit"`
+	Pos    string `json:"pos"` // its first instruction
 }
 
 // JSONClass is a warp class.
@@ -126,6 +137,9 @@ func NewJSON(r *Report, fset *token.FileSet) *JSONKernel {
 	}
 	for _, c := range r.Info.Classes {
 		j.Classes = append(j.Classes, JSONClass{Name: c.Name, Warps: c.Warps})
+	}
+	for _, u := range r.DefaultUnit {
+		j.DefaultUnit = append(j.DefaultUnit, JSONDefaultUse{Opcode: u.Op, Count: u.Count, Unit: r.HW.DefaultUnit, Pos: position(fset, u.Pos).String()})
 	}
 	for _, s := range r.Segments {
 		js := JSONSection{From: endpoint(fset, s.From, "entry"), To: endpoint(fset, s.To, "end"), BoundCycles: int64(s.Bound), Count: s.Count}

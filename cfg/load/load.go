@@ -11,8 +11,9 @@
 //	                 "/*0000*/" address comments, ".text.NAME" sections (nvdisasm),
 //	                 "// --------------------- FileHeader" (CuAssembler),
 //	                 "# Kernel:" or "--:-:-:-:1" control prefixes (maxas)
-//	PTX              ".version", ".target", ".address_size", ".entry", ".func" (outside comments),
-//	                 "Fatbin ptx code:"
+//	PTX              ".version", ".address_size", ".entry", ".func" (outside comments),
+//	                 "Fatbin ptx code:"; ".target" when no SASS marker follows it (an
+//	                 nvdisasm listing may start with ".target sm_100")
 //
 // Empty files, binary data and text with none of these markers are errors
 // naming the file.
@@ -147,7 +148,8 @@ var (
 	reCodeFor     = regexp.MustCompile(`^code for sm_[0-9]+`)
 	reFunction    = regexp.MustCompile(`^Function\s*:\s*\S`)
 	reTextSection = regexp.MustCompile(`(^|\s)\.text\.[A-Za-z_$]`)
-	rePTXDir      = regexp.MustCompile(`^(\.version|\.target|\.address_size)\s`)
+	rePTXDir      = regexp.MustCompile(`^(\.version|\.address_size)\s`)
+	reTarget      = regexp.MustCompile(`^\.target\s`)
 	rePTXFunc     = regexp.MustCompile(`(^|\s)\.(entry|func)\s`)
 )
 
@@ -175,6 +177,7 @@ func Detect(src []byte) (string, error) {
 		return Trace, nil
 	}
 	inComment := false
+	target := false // a ".target" line: PTX, unless a SASS marker follows
 	for _, line := range strings.Split(string(src), "\n") {
 		raw := strings.TrimSpace(line)
 		if raw == "" {
@@ -201,6 +204,14 @@ func Detect(src []byte) (string, error) {
 		if rePTXDir.MatchString(code+" ") || rePTXFunc.MatchString(code+" ") {
 			return PTX, nil
 		}
+		// ".target sm_NN" starts PTX (after .version) and some nvdisasm
+		// listings alike: decide on the lines that follow.
+		if reTarget.MatchString(code + " ") {
+			target = true
+		}
+	}
+	if target {
+		return PTX, nil
 	}
 	return "", errors.New("unknown input format: not PTX (.version/.target/.entry), a SASS listing or a GPGPU-Sim trace (\"warp N :  PC=0x...\"); use --input-format to force one")
 }

@@ -58,6 +58,10 @@ func TestDetect(t *testing.T) {
 		{"elf", "\x7fELF\x02\x01", "", "binary ELF file"},
 		{"unknown", "hello world\n", "", "unknown input format"},
 		{"traceg", "-kernel name = _Z13lud_perimeterPfii\n-kernel id = 8\n", "", ""},
+		{"ptx target only", ".target sm_80\n", load.PTX, ""},
+		{"ptx target then version", ".target sm_80\n.version 7.0\n", load.PTX, ""},
+		{"nvdisasm target", ".target sm_100\n\t.section\t.text.k,\"ax\",@progbits\n", load.SASS, ""},
+		{"nvdisasm target life ranges", ".target sm_100\n// +----+\n        /*0000*/                   MOV R1, c[0x0][0x28] ;   // |  1   ^ |\n", load.SASS, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,4 +193,42 @@ func FuzzDetect(f *testing.F) {
 			t.Fatal("Detect returned no format and no error")
 		}
 	})
+}
+
+// TestLifeRangeListings is issue 9 item 18: nvdisasm listings with
+// register life ranges (--print-life-ranges: "// | GPR | UGPR |" columns
+// after every line) are SASS, also when the first line is ".target
+// sm_100", and parse: the columns are comments. The listings are
+// cfg/sass/testdata/widths/ldsm.*.plr.sass (gen.sh; the sm_100 header is a
+// hand edit of the sm_86 one).
+func TestLifeRangeListings(t *testing.T) {
+	for _, tc := range []struct{ file, target string }{
+		{"ldsm.sm_86.plr.sass", "sm_86"},
+		{"ldsm.sm_100.plr.sass", "sm_100"},
+	} {
+		path := filepath.Join("..", "sass", "testdata", "widths", tc.file)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := load.Detect(src); err != nil || got != load.SASS {
+			t.Errorf("%s: Detect = %q, %v; want sass", tc.file, got, err)
+		}
+		f, err := load.File(token.NewFileSet(), path, src, load.Auto)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if f.Target != tc.target || len(f.Kernels()) != 1 {
+			t.Fatalf("%s: target %q, %d kernels; want %s and 1", tc.file, f.Target, len(f.Kernels()), tc.target)
+		}
+		var ldsm *isa.Instr
+		for _, in := range f.Kernels()[0].Instrs {
+			if in.Opcode == "LDSM" {
+				ldsm = in
+			}
+		}
+		if ldsm == nil || strings.Join(ldsm.Defs(), " ") != "R8 R9 R10 R11" {
+			t.Errorf("%s: LDSM %v; want it to write R8 R9 R10 R11", tc.file, ldsm)
+		}
+	}
 }

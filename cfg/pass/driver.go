@@ -54,6 +54,7 @@ type Results struct {
 	Funcs   []*isa.Func // analysed, in source order
 	actions map[actionKey]*Action
 	order   []*Action
+	diags   []Diagnostic // the driver's own, about the whole file
 }
 
 type actionKey struct {
@@ -69,7 +70,7 @@ func (r *Results) Actions() []*Action { return r.order }
 
 // Diagnostics returns every diagnostic of the run, sorted.
 func (r *Results) Diagnostics() []Diagnostic {
-	var ds []Diagnostic
+	ds := append([]Diagnostic(nil), r.diags...)
 	for _, a := range r.order {
 		ds = append(ds, a.Diags...)
 	}
@@ -91,6 +92,28 @@ func (r *Results) Err() error {
 
 var errPrereq = errors.New("failed prerequisites")
 
+// CategoryArchMismatch is the category of the driver's diagnostic when the
+// listing's architecture is not the one the hardware description models
+// (hwdesc.Desc.ArchMismatch).
+const CategoryArchMismatch = "arch-mismatch"
+
+// CheckListing is where a listing meets its hardware description, for
+// every command: a description whose instruction set (isa) is not the
+// listing's is an error naming both sides; a listing for another
+// architecture than the description's is a warning diagnostic
+// (CategoryArchMismatch), which reports list among their assumptions. Run
+// calls it; so does any path that times a listing without Run (the
+// simulator's).
+func CheckListing(file *isa.File, hw *hwdesc.Desc) ([]Diagnostic, error) {
+	if err := hw.CheckISA(file.Dialect.String(), file.Target); err != nil {
+		return nil, fmt.Errorf("%s: %w", file.Name, err)
+	}
+	if m := hw.ArchMismatch(file.Dialect.String(), file.Target); m != "" {
+		return []Diagnostic{{Severity: Warning, Category: CategoryArchMismatch, Message: m, Analyzer: "driver"}}, nil
+	}
+	return nil, nil
+}
+
 // Run validates the analyzers and runs them, with everything they require,
 // on the selected functions of file.
 func Run(roots []*Analyzer, file *isa.File, opts Options) (*Results, error) {
@@ -98,6 +121,13 @@ func Run(roots []*Analyzer, file *isa.File, opts Options) (*Results, error) {
 		return nil, err
 	}
 	res := &Results{File: file, actions: map[actionKey]*Action{}}
+	if hw := opts.HW; hw != nil {
+		d, err := CheckListing(file, hw)
+		if err != nil {
+			return nil, err
+		}
+		res.diags = append(res.diags, d...)
+	}
 	for _, f := range file.Funcs {
 		if f.Decl {
 			continue

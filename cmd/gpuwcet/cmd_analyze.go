@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,6 +25,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
 )
 
 func analyzeCommand() *cli.Command {
@@ -56,7 +58,7 @@ holds only the instructions one execution ran, so the message names the PTX
 module the trace resolves to, to analyse instead with --kernel, and points
 to gpuwcet bound, which bounds the traced execution.`,
 		Flags: []cli.Flag{
-			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag,
+			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, strictFlag,
 			blockFlag, gridFlag, argFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
@@ -132,7 +134,7 @@ func analyzeAction(c *cli.Context) error {
 		}
 	}
 	inputs := []report.Input{{Path: path, SHA256: sha, Kind: file.Dialect.String(), Version: file.Version, Target: file.Target}}
-	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha}}
+	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha, phases.StrictInput: c.Bool(strictFlag.Name)}}
 	if fp := c.String("facts"); fp != "" {
 		fsrc, err := input.ReadFile(fp, input.MaxTOMLBytes)
 		if err != nil {
@@ -163,10 +165,15 @@ func analyzeAction(c *cli.Context) error {
 	// which the driver does not fix: sort the lines for a stable output.
 	var diags []string
 	var rdiags []report.Diagnostic
-	errorDiag := map[string]bool{} // kernels with an error diagnostic
+	var inputAssumptions []report.Assumption // assumptions the inputs add (keyed)
+	errorDiag := map[string]bool{}           // kernels with an error diagnostic
 	for _, d := range res.Diagnostics() {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
+		}
+		if d.Category == pass.CategoryArchMismatch {
+			inputAssumptions = append(inputAssumptions, report.Assumption{Key: report.KeyArchMismatch, Origin: "input", Text: d.Message,
+				Basis: "not checked by the tool: analyse the listing built for the description's architecture, or use a description of the listing's (docs/hwdesc.md, \"Choosing a description\")"})
 		}
 		diags = append(diags, diagLine(file.Fset, d))
 		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
@@ -186,9 +193,15 @@ func analyzeAction(c *cli.Context) error {
 		fmt.Fprint(c.App.ErrWriter, d)
 	}
 
+	if a, ok := defaultUnitAssumption(hw, res); ok {
+		inputAssumptions = append(inputAssumptions, a)
+	}
 	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
+	for _, a := range inputAssumptions {
+		assumptions = append(assumptions, a.Text)
+	}
 	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: inputs,
-		Assumptions: assumptions, NumberedAssumptions: numberedAssumptions(assumptions), Kernels: []report.Kernel{}, Errors: []string{}}
+		Assumptions: assumptions, NumberedAssumptions: numberedAssumptions(assumptions[:len(assumptions)-len(inputAssumptions)], inputAssumptions), Kernels: []report.Kernel{}, Errors: []string{}}
 	j.HW = report.HW{Name: hw.Name, Version: hw.Version, SHA256: hw.Hash(), ClockMHz: hw.ClockMHz, Description: hw.Description, Arch: hw.Arch, Source: hw.Source}
 	j.Launch = report.Launch{Block: launch.Block, Grid: launch.Grid, Args: launch.Args}
 	j.Clock = report.Clock{MHz: hw.ClockMHz, Source: fmt.Sprintf("clock_mhz of the hardware description %s; used only to convert cycles to ns", hw.Name)}
@@ -388,15 +401,42 @@ var modelAssumptions = []report.Assumption{
 	{Origin: "model", Text: "every destination of an instruction is written with the same ready time", Basis: "docs/model.md, \"The reference model\" (Multiple destinations)"},
 	{Origin: "model", Text: "a warp ends when its last result is ready; ret and exit issue nothing unless ret_issues is set", Basis: "docs/model.md, \"The reference model\" (End)"},
 	{Origin: "model", Text: "barrier flavours other than bar.sync/bar.red (bar.arrive, bar.warp.sync) are ordinary instructions routed by the description", Basis: "docs/model.md, \"The reference model\" (Barriers)"},
-	{Origin: "model", Text: "an opcode that no rule of the description matches is an error unless the description has a default_unit", Basis: "docs/model.md, \"The reference model\"; unsupported-opcode diagnostics"},
+	{Origin: "model", Text: "an opcode that no rule of the description matches is an error unless the description has a default_unit; the instructions timed on a default unit are listed among these assumptions (A-DEFAULT-UNIT), and --strict makes them errors", Basis: "docs/model.md, \"The reference model\"; unsupported-opcode and default-unit diagnostics"},
 	{Origin: "environment", Text: "the SM clock is fixed at the stated clock (no DVFS, no thermal throttling); the clock only converts cycles to ns", Basis: "not checked by the tool: the integrator fixes the clocks"},
 	{Origin: "environment", Text: "no ECC replay, page fault, unified-memory migration or other memory event beyond the description's fixed latencies", Basis: "not checked by the tool: the integrator's configuration (pinned, resident memory)"},
 	{Origin: "environment", Text: "the kernel runs with the launch configuration of item 2 and the listing of item 2 (the binary built from it)", Basis: "the SHA-256 of item 2; not checked against the deployed binary"},
 }
 
+// defaultUnitAssumption states, when the analysis timed instructions on
+// the description's default unit, which opcodes and how many
+// instructions (over the kernels bounded).
+func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (report.Assumption, bool) {
+	counts := map[string]int{}
+	for _, fn := range res.Funcs {
+		if act := res.Get(static.Analyzer, fn); act != nil && act.Err == nil {
+			for _, u := range act.Result.(*static.Report).DefaultUnit {
+				counts[u.Op] += u.Count
+			}
+		}
+	}
+	if len(counts) == 0 {
+		return report.Assumption{}, false
+	}
+	var list []string
+	total := 0
+	for _, op := range slices.Sorted(maps.Keys(counts)) {
+		list = append(list, fmt.Sprintf("%s ×%d", op, counts[op]))
+		total += counts[op]
+	}
+	return report.Assumption{Key: report.KeyDefaultUnit, Origin: "hardware",
+		Text:  fmt.Sprintf("%d instruction(s) whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s", total, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")),
+		Basis: "the description's default_unit (docs/hwdesc.md); not checked: confirm each opcode's timing or add a rule (an extending description), and analyse with --strict to refuse defaults (docs/decisions.md, \"Default units\")"}, true
+}
+
 // numberedAssumptions numbers the analysis's assumptions (A1.., in the
-// order of the version-1 list) and then the model's and the environment's.
-func numberedAssumptions(analysis []string) []report.Assumption {
+// order of the version-1 list), then those the inputs add (keyed), then
+// the model's and the environment's.
+func numberedAssumptions(analysis []string, inputs []report.Assumption) []report.Assumption {
 	var out []report.Assumption
 	for i, a := range analysis {
 		origin, basis := "analysis", ""
@@ -408,6 +448,7 @@ func numberedAssumptions(analysis []string) []report.Assumption {
 		}
 		out = append(out, report.Assumption{Origin: origin, Text: a, Basis: basis})
 	}
+	out = append(out, inputs...)
 	out = append(out, modelAssumptions...)
 	for i := range out {
 		out[i].ID = fmt.Sprintf("A%d", i+1)

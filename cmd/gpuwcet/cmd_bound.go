@@ -28,7 +28,7 @@ time is printed beside the bound; an observation above the bound is a
 soundness violation (of the hardware description or of the analyzer) and
 exits with code 4.`,
 		Flags: []cli.Flag{
-			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag, strictFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when the bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
 			&cli.BoolFlag{Name: "phases", Usage: "text: also list every warp's phases", Category: catOutput},

@@ -18,6 +18,7 @@ var (
 	timingHWFlag     = &cli.StringFlag{Name: "hw", Usage: "hardware description (required): a built-in `NAME` (gpuwcet hw list) or a TOML FILE", Category: catTarget, Required: true}
 	timingFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json", Category: catOutput}
 	timingKernelFlag = &cli.StringFlag{Name: "kernel", Usage: "only kernels whose name matches `REGEXP`", Category: catInput}
+	strictFlag       = &cli.BoolFlag{Name: "strict", Usage: "refuse the hardware description's default_unit: an opcode that no rule routes is an error (docs/decisions.md, \"Default units\")", Category: catTarget}
 )
 
 func phasesCommand() *cli.Command {
@@ -33,7 +34,7 @@ barrier section starts from an idle SM at cycle 0.
 --explain lists every instruction with its issue, start (initiation) and
 ready cycles.`,
 		Flags: []cli.Flag{
-			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
+			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag, strictFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 			&cli.BoolFlag{Name: "explain", Usage: "list per-instruction issue/start/ready cycles", Category: catOutput},
 		},
@@ -95,7 +96,7 @@ func runTiming(c *cli.Context, root *pass.Analyzer, explain bool) (*isa.File, *p
 	opts := pass.Options{
 		HW:     hw,
 		Launch: pass.Launch{Warps: c.Int("warps")},
-		Inputs: map[string]any{phases.ExplainInput: explain},
+		Inputs: map[string]any{phases.ExplainInput: explain, phases.StrictInput: c.Bool(strictFlag.Name)},
 		Check:  true,
 	}
 	if k := c.String("kernel"); k != "" {

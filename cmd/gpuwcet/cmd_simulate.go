@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
@@ -93,6 +94,15 @@ and exits with code 4 when the makespan exceeds its bound.`,
 			file, sha, err := loadFileSHA(c, c.Args().First())
 			if err != nil {
 				return err
+			}
+			// The simulator times the listing without the pass driver:
+			// the same listing check.
+			ds, err := pass.CheckListing(file, hw)
+			if err != nil {
+				return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
+			}
+			for _, d := range ds {
+				fmt.Fprint(c.App.ErrWriter, diagLine(file.Fset, d))
 			}
 			funcs, err := selectFuncs(file, c.String("kernel"))
 			if err != nil {

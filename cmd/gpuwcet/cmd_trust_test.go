@@ -71,3 +71,78 @@ func TestAnalyzeArgOutOfType(t *testing.T) {
 		}
 	}
 }
+
+// corpusFile returns the path of a listing of ../shared/corpus, or skips.
+func corpusFile(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "corpus", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared corpus not available: %v", err)
+	}
+	return p
+}
+
+// TestAnalyzeListingMismatch is issue 9 item 5, on real listings: a PTX
+// description on SASS and a SASS description on PTX are errors (exit 1)
+// naming both sides (before, every SASS opcode fell to the PTX preset's
+// default unit: LDG ready in 4 cycles); a listing for another
+// architecture is a warning and an A-ARCH-MISMATCH assumption of the
+// report.
+func TestAnalyzeListingMismatch(t *testing.T) {
+	sass := corpusFile(t, "sass/jiayi-wang98__dice-test-gpu-rodinia/cuda__backprop__backprop.sass") // sm_52
+	ptx := corpusFile(t, "ptx/gtcasl__gpuocelot/tests__ptx__rodinia__hotspot.ptx")                  // sm_20
+	ptx100 := corpusFile(t, "ptx/accel-sim__gpu-app-collection/src__cuda__GPU_Microbenchmark__ubench__gpgpusim_tests__fp_lowp_cvt__ptx_datatype_cases__pass__all_new_instruction_types.ptx")
+	for _, tc := range []struct {
+		hw, file string
+		want     []string
+	}{
+		{"ecrts25-orin-200", sass, []string{`hardware description "ecrts25-orin-200" times PTX opcodes (isa = "ptx") but the listing is SASS (sm_52)`, "sass-sm86"}},
+		{"sass-sm86", ptx, []string{`hardware description "sass-sm86" times SASS opcodes (isa = "sass") but the listing is PTX (sm_20)`, "ecrts25-orin-200"}},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"gpuwcet", "analyze", "--hw", tc.hw, "--block", "64", tc.file}, &out, &errb)
+		if code != ExitBadInput || out.Len() != 0 {
+			t.Errorf("--hw %s %s: exit %d, stdout %q; want exit 1, no output", tc.hw, tc.file, code, out.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("--hw %s %s: stderr lacks %q:\n%s", tc.hw, tc.file, w, errb.String())
+			}
+		}
+	}
+	for _, tc := range []struct{ file, target string }{{ptx, "sm_20"}, {ptx100, "sm_100"}} {
+		var out, errb bytes.Buffer
+		run([]string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-200", "--block", "64", "--format", "json", tc.file}, &out, &errb)
+		msg := "the listing targets " + tc.target + ` and hardware description "ecrts25-orin-200" models sm_86`
+		if !strings.Contains(errb.String(), "warning: "+msg) || !strings.Contains(errb.String(), "(arch-mismatch)") {
+			t.Errorf("%s: stderr lacks the arch-mismatch warning:\n%s", tc.file, errb.String())
+		}
+		if !strings.Contains(out.String(), `"key": "A-ARCH-MISMATCH"`) || !strings.Contains(out.String(), "the listing targets "+tc.target+" and hardware description") {
+			t.Errorf("%s: the JSON report lacks the A-ARCH-MISMATCH assumption", tc.file)
+		}
+	}
+	// Same major version, older minor: binary compatible, no diagnostic.
+	var out, errb bytes.Buffer
+	run([]string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-200", "--block", "256", "../../examples/saxpy/kernel.ptx"}, &out, &errb)
+	if strings.Contains(errb.String(), "arch-mismatch") {
+		t.Errorf("sm_80 PTX on an sm_86 description: %s", errb.String())
+	}
+}
+
+// TestAnalyzeDefaultUnit is issue 9 item 6: the opcodes timed on the
+// description's default unit are listed by opcode and count in the JSON
+// kernel and as an A-DEFAULT-UNIT assumption (the goldens
+// default-unit*.txtar show the diagnostics and --strict).
+func TestAnalyzeDefaultUnit(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-200", "--block", "64", "--format", "json", "testdata/analyze/default-unit.ptx"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, w := range []string{`"opcode": "tanh.approx.f32",
+          "instructions": 2,
+          "unit": "alu"`, `"key": "A-DEFAULT-UNIT"`, `lop3.b32 ×1, tanh.approx.f32 ×2`} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("JSON report lacks %q", w)
+		}
+	}
+}
