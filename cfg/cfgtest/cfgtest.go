@@ -17,6 +17,64 @@
 // reconverge are reconvergence instructions; nop; ld and st are memory
 // operations; anything else is an ordinary instruction. Lines before the
 // first .entry or .func belong to an implicit kernel named "f".
+//
+// # Kernel corpus
+//
+// The package also loads the team's own kernel corpus, testdata/kernels at
+// the repository root (its README.md is the reference): CUDA sources
+// (src/*.cu) whose every loop carries its true trip count, a manifest of
+// kernels and representative launches (manifest.toml), and the PTX and
+// SASS that clang and nvcc make of them in twenty configurations
+// (listings/<compiler>-<opt>-<arch>/, written by gen.sh).
+//
+// Load (or Open in a test, which skips when the corpus is absent) returns
+// a Corpus: Sources with their functions and loops, Kernels with their
+// launches, and Listings with the paths of each PTX file, SASS listing
+// (gzip-compressed; Listing.SASS decompresses) and SASS line table.
+//
+// A loop's annotation is a comment on the line of its keyword:
+//
+//	for (int t = 0; t < n / 16; ++t) { // @trip launch-only max(0, n / 16)
+//	do { // @trip launch-only max(1, ceildiv(n, 4))
+//	while (node >= 0) { // @trip data
+//	for (int k = 0; k < n; ++k) { // @trip[kern_a] launch-only n @trip[kern_b] launch-only 2 * m
+//
+// The trip count is the number of times the loop body starts executing per
+// entry into the loop statement, maximum over every entry and every
+// thread of the grid. launch-only: it is a function of blockDim, gridDim,
+// threadIdx, blockIdx and the kernel's integer arguments, given by the
+// expression; data: it also depends on memory (or time), and "data max
+// EXPR" bounds it for every memory content. A loop in a device function
+// has one [KERNEL] clause per kernel that runs it, in that kernel's
+// parameters.
+//
+// Expressions (TripExpr) are C expressions over 64-bit signed integers:
+// integer literals, parameter names, threadIdx.x ... gridDim.z and
+// warpSize; unary - ! ~; * / % + - << >> < <= > >= == != & ^ | && || and
+// ?: with C precedence; / and % truncate toward zero (C99), >> is
+// arithmetic; min, max, abs, ceildiv(a, b) (the ceiling of a/b), log2 and
+// clog2 (floor and ceiling of the base-2 logarithm, argument >= 1), u32
+// and s32 (wrap to 32 bits as unsigned or signed). Overflow, division by
+// zero and an unknown name are errors, never a value. Launch.Max
+// evaluates an expression for every thread of a launch and returns the
+// largest value, the loop's trip count for that launch.
+//
+// To relate a loop of a listing to the source, take the lines of the
+// loop's own instructions (not those of loops nested in it): from the
+// PTX .loc directives (Source.PTXLines) or the SASS line table
+// (Listing.Lines, LineTable.Lines); Source.MatchLoop picks the source
+// loop. The graph-level part (which instructions a loop owns) belongs to
+// package cfg; its corpus test (cfg/kernels_test.go) shows the use:
+//
+//	c := cfgtest.Open(t)
+//	for _, k := range c.Kernels {
+//		for _, kl := range k.Loops() {
+//			for _, l := range k.Launch {
+//				trips, err := l.Max(kl.Trip.Expr) // kl.Trip.Class == cfgtest.LaunchOnly
+//				...
+//			}
+//		}
+//	}
 package cfgtest
 
 import (
