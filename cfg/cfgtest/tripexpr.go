@@ -11,6 +11,10 @@ import (
 
 // TripExpr is a parsed trip-count expression of the kernel corpus (the
 // grammar is in the package comment and testdata/kernels/README.md).
+//
+// It is deliberately not the loop analysis's expression type
+// (cfg/loops.Expr): the trip counts are the truth the analysis is judged
+// against, so they share no evaluation code with it.
 type TripExpr struct {
 	text string
 	root *node
