@@ -102,7 +102,7 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 			out.Labels[prefix+l] = len(out.Instrs)
 		}
 		if len(out.Instrs) > maxInlineInstrs {
-			return &InlineError{Pos: il.pos(in.Pos), Msg: "inlined kernel exceeds 2^20 instructions"}
+			return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: "inlined kernel exceeds 2^20 instructions (device calls repeated in nested calls): the analysis does not go further"}
 		}
 		c := *in
 		c.Index = len(out.Instrs)
@@ -163,8 +163,9 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 }
 
 // An InlineError is a call Inline cannot inline. Unbounded marks a call
-// whose cost no static analysis can bound (indirect, external, recursive
-// or guarded calls, nesting beyond 64); otherwise an input limit was hit.
+// whose cost the static analysis cannot bound (indirect, external,
+// recursive or guarded calls, nesting beyond 64, more than 2^20 inlined
+// instructions): the kernel is valid, but not bounded.
 type InlineError struct {
 	Pos       token.Position
 	Msg       string

@@ -160,25 +160,44 @@ func (i *Info) VaryingRegs() []string { return sortedKeys(i.varying) }
 
 // Options tune Analyze.
 type Options struct {
-	// MaxBlocks bounds the size of each warp-level CFG; Analyze fails with
-	// a *LimitError past it. Zero means DefaultMaxBlocks.
+	// MaxBlocks bounds the blocks a warp-level CFG may have beyond those
+	// of the thread-level CFG, that is the copies made by divergent
+	// branches (a kernel without divergent branch never reaches it);
+	// Analyze fails with a *LimitError past it. Zero means
+	// DefaultMaxBlocks.
 	MaxBlocks int
 	// MaxSides bounds the number of distinct sides of a divergent indirect
 	// branch (all orders are enumerated). Zero means 3.
 	MaxSides int
 }
 
-// DefaultMaxBlocks is the default bound on the blocks of a warp-level CFG.
+// DefaultMaxBlocks is the default bound on the copies of blocks a
+// warp-level CFG may add to the thread-level CFG (gpuwcet's
+// --max-warp-blocks).
 const DefaultMaxBlocks = 20000
 
-// LimitError reports a warp-level CFG that would exceed Options.MaxBlocks.
+// MaxBlocksInput is the pass.Options.Inputs key of Options.MaxBlocks (an
+// int) for the divergence pass and the analyses that rebuild its result.
+const MaxBlocksInput = "divergence.max-blocks"
+
+// OptionsOf returns the options given in a pass's inputs.
+func OptionsOf(inputs map[string]any) Options {
+	n, _ := inputs[MaxBlocksInput].(int)
+	return Options{MaxBlocks: n}
+}
+
+// LimitError reports a warp-level CFG that would exceed Options.MaxBlocks,
+// or a divergent branch with more sides than Options.MaxSides (What).
 type LimitError struct {
 	Func   string
 	Class  string
-	Limit  int
+	Limit  int // Options.MaxBlocks
 	Thread int // blocks of the thread-level CFG
+	// Launch is set when the launch configuration was given (branches
+	// were resolved per warp).
+	Launch bool
 	Pos    token.Position
-	What   string
+	What   string // the sides limit; "" for the blocks limit
 }
 
 func (e *LimitError) Error() string {
@@ -186,8 +205,15 @@ func (e *LimitError) Error() string {
 	if e.Pos.IsValid() {
 		p = e.Pos.String() + ": "
 	}
-	return fmt.Sprintf("%sdivergence: %s: %s: warp-level CFG exceeds %d blocks (thread-level CFG has %d): %s",
-		p, e.Func, e.Class, e.Limit, e.Thread, e.What)
+	if e.What != "" {
+		return fmt.Sprintf("%sdivergence: %s: %s: %s", p, e.Func, e.Class, e.What)
+	}
+	hint := "give the launch configuration (--block, --grid, --arg) so that branches are resolved per warp, or raise the limit"
+	if e.Launch {
+		hint = "give the kernel's arguments (--arg) if branches depend on them, or raise the limit"
+	}
+	return fmt.Sprintf("%sdivergence: %s: %s: the warp-level CFG needs more than %d blocks (%d thread-level blocks plus at most %d copied by divergent branches): nested divergent branches and divergent loops multiply the orders in which the SIMT stack can run their sides, and every order is a path of the analysis; %s with --max-warp-blocks (default %d; time and memory grow with it)",
+		p, e.Func, e.Class, e.Thread+e.Limit, e.Thread, e.Limit, hint, DefaultMaxBlocks)
 }
 
 // RefusedError reports a divergent branch the warp-level CFG cannot model
@@ -260,7 +286,7 @@ func run(p *pass.Pass) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("divergence: no cfg result")
 	}
-	info, err := Analyze(g, p.Launch, Options{})
+	info, err := Analyze(g, p.Launch, OptionsOf(p.Inputs))
 	if err != nil {
 		return nil, err
 	}

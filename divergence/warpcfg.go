@@ -202,8 +202,9 @@ type warpBuilder struct {
 	branches map[*cfg.Block]int // thread block -> index in Branches
 	brs      []*Branch
 	out      []Outcome
-	max      int
+	max      int // copies of blocks beyond the thread-level CFG's
 	maxSides int
+	launch   bool // the launch configuration is known
 	fn       string
 	class    string
 	drainMax int // most lane groups that may wait to leave a loop (lanes-1)
@@ -237,9 +238,8 @@ func (w *warpBuilder) node(t int, ctx []frame) (int, error) {
 	if i, ok := w.index[k]; ok {
 		return i, nil
 	}
-	if len(w.states) >= w.max {
-		return 0, &LimitError{Func: w.fn, Class: w.class, Limit: w.max, Thread: len(w.g.Blocks),
-			What: "too many divergent paths to enumerate (nested divergence or divergent loops); raise the limit or give the launch configuration"}
+	if len(w.states) >= len(w.g.Blocks)+w.max {
+		return 0, &LimitError{Func: w.fn, Class: w.class, Limit: w.max, Thread: len(w.g.Blocks), Launch: w.launch}
 	}
 	i := len(w.states)
 	w.states = append(w.states, s)

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // JUnit XML, as read by Jenkins, GitLab and GitHub test reporters.
@@ -59,8 +60,11 @@ type JUnitProblem struct {
 // NewJUnit builds the JUnit document of a report: one test suite (the
 // report's hardware description), one test case per selected kernel. A
 // kernel over its deadline fails (bound, deadline and margin in the
-// failure); a kernel not bounded is skipped; a kernel with bad input is
-// an error. Times are 0: the report is deterministic.
+// failure); a kernel not bounded fails too (a skipped test shows green on
+// many dashboards, and no bound is not a pass); a kernel with bad input is
+// an error. A run that stopped before any kernel (an input that does not
+// parse) is one test case, named after the input, in error. Times are 0:
+// the report is deterministic.
 func NewJUnit(r *Report) *JUnitSuites {
 	classname := "gpuwcet"
 	if len(r.Inputs) > 0 {
@@ -90,13 +94,19 @@ func NewJUnit(r *Report) *JUnitSuites {
 				s.Failures++
 			}
 		case sk.Status == StatusNotBounded:
-			c.Skipped = &JUnitProblem{Type: StatusNotBounded, Message: "not bounded: " + sk.Error}
-			s.Skipped++
+			c.Failure = &JUnitProblem{Type: StatusNotBounded, Message: "not bounded: " + sk.Error}
+			s.Failures++
 		default:
 			c.Error = &JUnitProblem{Type: "analysis-error", Message: sk.Error}
 			s.Errors++
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if len(r.Scope.Kernels) == 0 && len(r.Errors) > 0 {
+		c := JUnitCase{Name: classname, Classname: classname, Time: "0",
+			Error: &JUnitProblem{Type: "input-error", Message: r.Errors[0], Text: strings.Join(r.Errors, "\n")}}
+		s.Cases = append(s.Cases, c)
+		s.Errors++
 	}
 	s.Tests = len(s.Cases)
 	return &JUnitSuites{Name: "gpuwcet analyze", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []JUnitSuite{s}}

@@ -83,7 +83,7 @@ func TestRenderers(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md.String())
 	}
 	j := NewJUnit(r)
-	if j.Skipped != 1 || j.Suites[0].Cases[1].Skipped == nil || j.Suites[0].Name != "hw<1>" {
+	if j.Skipped != 0 || j.Failures != 1 || j.Suites[0].Cases[1].Failure == nil || j.Suites[0].Cases[1].Failure.Type != StatusNotBounded || j.Suites[0].Name != "hw<1>" {
 		t.Errorf("JUnit %+v", j)
 	}
 }

@@ -72,7 +72,7 @@ func run(p *pass.Pass) (any, error) {
 		if g, err = cfg.Build(p.Fset, fn); err != nil {
 			return nil, err
 		}
-		if info, err = divergence.Analyze(g, p.Launch, divergence.Options{}); err != nil {
+		if info, err = divergence.Analyze(g, p.Launch, divergence.OptionsOf(p.Inputs)); err != nil {
 			return nil, err
 		}
 		facts, _ := p.Inputs[loops.FactsInput].(*loops.Facts)
@@ -92,14 +92,27 @@ func run(p *pass.Pass) (any, error) {
 	return rep, nil
 }
 
-// Unbounded reports whether err means "not bounded" (exit code 2).
+// Unbounded reports whether err means "not bounded" (exit code 2): the
+// kernel is valid input, but the analysis cannot bound it (a loop without
+// bound, an irreducible loop, an unresolved call or branch, a divergence
+// shape or size the warp-level CFG does not model, a bound beyond 64-bit
+// cycles).
 func Unbounded(err error) bool {
 	var se *Error
 	if errors.As(err, &se) {
 		return se.Unbounded
 	}
 	var ue *loops.UnboundedError
-	return errors.As(err, &ue)
+	var re *divergence.RefusedError
+	var le *divergence.LimitError
+	var ie *cfg.InlineError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &re), errors.As(err, &le):
+		return true
+	case errors.As(err, &ie):
+		return ie.Unbounded
+	}
+	return false
 }
 
 // Kernel runs Analyze on the results of the cfg, divergence and loops
@@ -178,7 +191,7 @@ func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loo
 			rep.Serial[th] = mult
 			x, ok := mulAdd(0, n, mult)
 			if !ok {
-				return 0, &Error{Pos: position(g.Fset, h.Pos()), Msg: "loop bound overflows"}
+				return 0, &Error{Pos: position(g.Fset, h.Pos()), Msg: "loop bound overflows", Unbounded: true}
 			}
 			n = x
 		}

@@ -102,7 +102,7 @@ func (w *walker) crossBarrier(v *val, in *isa.Instr) error {
 	if b != 0 {
 		var err error
 		if x, ok, err = w.sect.cross(v.c, b); err != nil {
-			return &Error{Pos: w.pos(in.Pos), Msg: err.Error()}
+			return &Error{Pos: w.pos(in.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 		}
 	}
 	if !ok {
@@ -154,7 +154,7 @@ func (w *walker) summarizeCtx(l *cfg.Loop, in val) ([]exitVal, error) {
 			for b, y := range ev.v.c {
 				z, ok := mulAdd(in.c[a], 1, y)
 				if !ok {
-					return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: errOverflow.Error()}
+					return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: errOverflow.Error(), Unbounded: true}
 				}
 				p.join(ctxVec{b: z})
 			}
@@ -214,7 +214,7 @@ func (w *walker) loopRows(l *cfg.Loop, B int64, a int) ([]exitVal, error) {
 	}
 	P, err := walkBound(T, B-1)
 	if err != nil {
-		return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d: %v", B, err)}
+		return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d: %v", B, err), Unbounded: overflows(err)}
 	}
 	var rel []exitVal
 	for _, e := range l.Exits {
@@ -228,7 +228,7 @@ func (w *walker) loopRows(l *cfg.Loop, B int64, a int) ([]exitVal, error) {
 			for u, y := range v.c {
 				z, ok := mulAdd(p, 1, y)
 				if !ok {
-					return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: errOverflow.Error()}
+					return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: errOverflow.Error(), Unbounded: true}
 				}
 				c.join(ctxVec{u: z})
 			}

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/gpuwcet/gpuwcet/bound"
 	"github.com/gpuwcet/gpuwcet/cfg"
@@ -297,7 +298,7 @@ func analyzeOneWarp(in *Input) (*Result, error) {
 	sc.Blocks = w.blockUses(v.wit)
 	b, cs, err := bound.SectionBound([]bound.Terms{{Warps: len(c.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}})
 	if err != nil {
-		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
+		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 	}
 	sc.Charge = cs[0]
 	res := &Result{Func: g.Func.Name, HW: in.Engine.HW(), NumWarps: 1, Bound: b, CountsExact: true, OneWarp: true,
@@ -432,7 +433,7 @@ func analyzeSections(in *Input) (*Result, error) {
 		}
 		b, cs, err := bound.SectionBound(ts)
 		if err != nil {
-			return nil, &Error{Pos: segPos(fset, g, sk), Msg: err.Error()}
+			return nil, &Error{Pos: segPos(fset, g, sk), Msg: err.Error(), Unbounded: overflows(err)}
 		}
 		for ci, x := range cs {
 			s.Classes[ci].Charge = x
@@ -454,7 +455,7 @@ func analyzeSections(in *Input) (*Result, error) {
 		}
 		if o.end.ok {
 			if total, ok, err = sg.cross(o.end.c, sg.end); err != nil {
-				return 0, false, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error()}
+				return 0, false, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 			}
 		}
 		return total, ok, nil
@@ -473,6 +474,13 @@ func analyzeSections(in *Input) (*Result, error) {
 	}
 	slices.SortStableFunc(res.Loops, func(a, b LoopUse) int { return int(a.Header.Pos - b.Header.Pos) })
 	return res, nil
+}
+
+// overflows reports whether err is a bound beyond 64-bit cycles: the
+// kernel is valid but not bounded (exit code 2), like the walks' own
+// overflow errors.
+func overflows(err error) bool {
+	return errors.Is(err, errOverflow) || strings.Contains(err.Error(), "overflows 64-bit cycles")
 }
 
 // interference is the weight of an instruction in L = InitSum + Issued.

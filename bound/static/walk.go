@@ -320,7 +320,7 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 	}
 	w.nodes += len(post)
 	if w.nodes > maxWalkNodes {
-		return nil, &Error{Pos: w.pos(b.Pos()), Msg: "static analysis: too many nodes visited (loop nest too deep or too wide)"}
+		return nil, &Error{Pos: w.pos(b.Pos()), Msg: "static analysis: too many nodes visited (loop nest too deep or too wide)", Unbounded: true}
 	}
 
 	out := &outcome{exits: map[cfg.Edge]*val{}, arrivals: map[*isa.Instr]*val{}}
@@ -493,7 +493,7 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 		if wt != 0 {
 			x, ok := mulAdd(v.i, 1, wt)
 			if !ok {
-				return last, &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles"}
+				return last, &Error{Pos: w.pos(in.Pos), Msg: "bound overflows 64-bit cycles", Unbounded: true}
 			}
 			v.i = x
 		}
@@ -558,12 +558,12 @@ func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
 		}
 		x, ok := mulAdd(in.i, 1, ev.v.i)
 		if !ok {
-			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
+			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles", Unbounded: true}
 		}
 		v.i = x
 		if w.loads {
 			if v.l, ok = mulAddLoads(in.l, 1, ev.v.l); !ok {
-				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles"}
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: "bound overflows 64-bit cycles", Unbounded: true}
 			}
 		}
 		v.wit = in.wit
@@ -640,7 +640,7 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 			}
 			sh, ok := mulAdd(0, R-1, int64(c))
 			if !ok {
-				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times %d cycles per iteration overflows 64-bit cycles", B, c)}
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times %d cycles per iteration overflows 64-bit cycles", B, c), Unbounded: true}
 			}
 			add(o, hwdesc.Cycles(sh))
 		}
@@ -657,14 +657,14 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 		}
 		x, ok := mulAdd(fv.i, B-1, C)
 		if !ok {
-			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C)}
+			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C), Unbounded: true}
 		}
 		v.i = x
 		if w.loads {
 			// Each resource's weight is a longest path of its own, in
 			// the same form: B−1 iterations coming back, one leaving.
 			if v.l, ok = mulAddLoads(fv.l, B-1, first.back.l); !ok {
-				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times a resource weight overflows 64-bit cycles", B)}
+				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times a resource weight overflows 64-bit cycles", B), Unbounded: true}
 			}
 		}
 		if w.track {

@@ -380,7 +380,12 @@ type UnknownNameError struct{ Name string }
 
 func (e *UnknownNameError) Error() string {
 	if isDim(e.Name) {
-		return fmt.Sprintf("the launch configuration does not give %s", e.Name)
+		// Name the flag that gives the dimension.
+		flag, dims := "--block", "X, XxY or XxYxZ"
+		if strings.HasPrefix(e.Name, "nctaid") {
+			flag = "--grid"
+		}
+		return fmt.Sprintf("the launch configuration does not give %s: pass %s %s", e.Name, flag, dims)
 	}
 	return fmt.Sprintf("no value for kernel argument %s: pass --arg %s=VALUE", e.Name, e.Name)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -28,7 +29,7 @@ const (
 // help flags and subcommands); shared values made in-process runs, such as
 // the tests', depend on their order.
 func commands() []*cli.Command {
-	return []*cli.Command{
+	cs := []*cli.Command{
 		cfgCommand(),
 		phasesCommand(),
 		boundCommand(),
@@ -39,6 +40,56 @@ func commands() []*cli.Command {
 		simulateCommand(),
 		experimentCommand(),
 	}
+	for _, c := range cs {
+		flagsFirst(c)
+	}
+	return cs
+}
+
+// flagsFirst makes c and its subcommands refuse a flag written after the
+// input: urfave/cli v2 (like the standard flag package) stops reading
+// flags at the first argument that is not one, so "analyze k.ptx --block
+// 256" would read "--block" and "256" as inputs. The error says that flags
+// go before the input. (Reordering the arguments ourselves would guess
+// which words are flag values; urfave/cli v3 parses flags anywhere.)
+func flagsFirst(c *cli.Command) {
+	for _, sub := range c.Subcommands {
+		flagsFirst(sub)
+	}
+	action := c.Action
+	if action == nil {
+		return
+	}
+	c.Action = func(ctx *cli.Context) error {
+		for i, a := range ctx.Args().Slice() {
+			if i > 0 && len(a) > 1 && a[0] == '-' {
+				return codef(ExitBadInput, "%s: %q comes after the input %q: flags go before the input (%s [flags] %s)",
+					strings.TrimPrefix(ctx.Command.HelpName, ctx.App.Name+" "), a, ctx.Args().First(), ctx.Command.HelpName, ctx.Command.ArgsUsage)
+			}
+		}
+		return action(ctx)
+	}
+}
+
+// requiredRE matches urfave/cli's error for required flags not given.
+var requiredRE = regexp.MustCompile(`^Required flags? "([^"]*)" not set`)
+
+// requiredHint returns, for a required flag reported missing that the
+// command line does give (after the input, where it was not read), a hint
+// that flags go before the input ("" otherwise).
+func requiredHint(err error, args []string) string {
+	m := requiredRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	for _, name := range strings.Split(m[1], ", ") {
+		for _, a := range args {
+			if a == "-"+name || a == "--"+name || strings.HasPrefix(a, "--"+name+"=") || strings.HasPrefix(a, "-"+name+"=") {
+				return fmt.Sprintf(" (%s is given after the input, where it is not read: flags go before the input)", a)
+			}
+		}
+	}
+	return ""
 }
 
 // newApp builds the application with the given output streams, so that
@@ -76,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = unknown
 	}
 	if err != nil {
-		msg := errorLines(err)
+		msg := errorLines(err) + requiredHint(err, args)
 		if !strings.HasPrefix(msg, "gpuwcet:") {
 			msg = "gpuwcet: " + msg
 		}

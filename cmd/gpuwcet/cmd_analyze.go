@@ -59,7 +59,7 @@ module the trace resolves to, to analyse instead with --kernel, and points
 to gpuwcet bound, which bounds the traced execution.`,
 		Flags: []cli.Flag{
 			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, strictFlag,
-			blockFlag, gridFlag, argFlag,
+			blockFlag, gridFlag, argFlag, maxWarpBlocksFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
 			&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
@@ -96,70 +96,185 @@ func pipelineAssumption(p hwdesc.Pipeline) string {
 	return fmt.Sprintf("pipeline: overhead %d cycles on every result; branch_wait %s on the edges of the warp-level graph that redirect the warp (a resume edge redirecting after an ordinary instruction is charged as a taken branch); ret_issues %v; barrier_issues %v", p.Overhead, wait, p.RetIssues, p.BarrierIssues)
 }
 
+// analyzeOutputs are the report files analyze writes, by flag and format.
+var analyzeOutputs = []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"}}
+
 func analyzeAction(c *cli.Context) error {
+	// An output that is also an input (or another output) is refused
+	// before anything is read or written.
+	var outs []outputPath
+	for _, o := range analyzeOutputs {
+		outs = append(outs, outputPath{o.flag, c.String(o.flag)})
+	}
+	ins := append(c.Args().Slice(), c.String("facts"))
+	if hw := c.String("hw"); hw != "" {
+		if _, err := os.Stat(hw); err == nil {
+			ins = append(ins, hw) // a description file (or a file named like a built-in)
+		}
+	}
+	if err := checkOutputs(outs, ins); err != nil {
+		return err
+	}
+	format := c.String("format")
+	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: []report.Input{},
+		Kernels: []report.Kernel{}, Errors: []string{}, Diagnostics: []report.Diagnostic{}}
+	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions, Kernels: []report.ScopeKernel{}}
+	assumptions := slices.Clone(analyzeAssumptions)
+	j.Assumptions, j.NumberedAssumptions = assumptions, numberedAssumptions(assumptions, nil)
+	var text bytes.Buffer
+	code, msgs, err := analyzeRun(c, j, &text)
+	if err != nil {
+		// The run stopped before the kernels were analysed (usage, a
+		// listing that does not parse, a bad description or facts
+		// file): the reports are written all the same, with the error
+		// (CI steps upload them).
+		code = exitCode(err)
+		j.Errors = append(j.Errors, strings.Split(errorLines(err), "\n")...)
+		j.Diagnostics = append(j.Diagnostics, runErrorDiags(err, code, ins)...)
+		sortDiagnostics(j.Diagnostics)
+	}
+	j.Summary = summary(j, code)
+	data, serr := report.Seal(j)
+	var parsed *report.Report
+	if serr == nil {
+		// The renderers read the JSON back: every rendered fact is in
+		// the hashed report.
+		parsed, serr = report.Parse(data)
+	}
+	if serr != nil {
+		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", serr))
+	}
+	var werrs []string
+	switch {
+	case err == nil && format == "text":
+		if _, err := c.App.Writer.Write(text.Bytes()); err != nil {
+			werrs = append(werrs, fmt.Sprintf("standard output: %v", err))
+		}
+	case slices.Contains(analyzeFormats, format) && format != "text":
+		var b bytes.Buffer
+		if err := writeReport(&b, format, data, parsed); err == nil {
+			if _, err := c.App.Writer.Write(b.Bytes()); err != nil {
+				werrs = append(werrs, fmt.Sprintf("standard output: %v", err))
+			}
+		}
+	}
+	for _, o := range analyzeOutputs {
+		fp := c.String(o.flag)
+		if fp == "" {
+			continue
+		}
+		var b bytes.Buffer
+		werr := writeReport(&b, o.format, data, parsed)
+		if werr == nil {
+			werr = writeFile(fp, b.Bytes())
+		}
+		if werr != nil {
+			werrs = append(werrs, fmt.Sprintf("--%s: %v", o.flag, werr))
+		}
+	}
+	if len(werrs) > 0 {
+		// A report that could not be written is exit code 1 whatever
+		// the analysis found: a CI step must not pass, or give a
+		// verdict, on a missing report.
+		if err != nil {
+			werrs = append([]string{err.Error()}, werrs...)
+		} else {
+			werrs = append(msgs, werrs...)
+		}
+		return codef(ExitBadInput, "analyze: %s", joinLines(werrs))
+	}
+	if err != nil {
+		return err
+	}
+	if code != ExitOK {
+		return codef(code, "analyze: %s", joinLines(msgs))
+	}
+	return nil
+}
+
+// analyzeRun runs the analysis of analyze's command line into j (inputs,
+// description, launch, kernels, diagnostics) and the text summary into
+// text. It returns the exit code and the messages of the kernels, or an
+// error when the run stops before the kernels are analysed.
+func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []string, error) {
 	if c.NArg() != 1 {
-		return codef(ExitBadInput, "analyze: want exactly one INPUT, got %d", c.NArg())
+		return 0, nil, codef(ExitBadInput, "analyze: want exactly one INPUT, got %d", c.NArg())
 	}
 	format := c.String("format")
 	if !slices.Contains(analyzeFormats, format) {
-		return codef(ExitBadInput, "analyze: unknown --format %q (want %s)", format, strings.Join(analyzeFormats, ", "))
+		return 0, nil, codef(ExitBadInput, "analyze: unknown --format %q (want %s)", format, strings.Join(analyzeFormats, ", "))
 	}
 	var deadline *int64
 	if c.IsSet("deadline") {
 		d := c.Int64("deadline")
 		if d < 0 {
-			return codef(ExitBadInput, "analyze: --deadline must not be negative, got %d", d)
+			return 0, nil, codef(ExitBadInput, "analyze: --deadline must not be negative, got %d", d)
 		}
 		deadline = &d
 	}
 	hw, err := hwdesc.Resolve(c.String("hw"))
 	if err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("analyze: --hw: %w", err))
+		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: --hw: %w", err))
 	}
+	j.HW = report.HW{Name: hw.Name, Version: hw.Version, SHA256: hw.Hash(), ClockMHz: hw.ClockMHz, Description: hw.Description, Arch: hw.Arch, Source: hw.Source}
+	j.Clock = report.Clock{MHz: hw.ClockMHz, Source: fmt.Sprintf("clock_mhz of the hardware description %s; used only to convert cycles to ns", hw.Name)}
+	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
+	j.Assumptions, j.NumberedAssumptions = assumptions, numberedAssumptions(assumptions, nil)
 	launch, err := launchFromFlags(c)
 	if err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 	}
+	j.Launch = report.Launch{Block: launch.Block, Grid: launch.Grid, Args: launch.Args}
 	path := c.Args().First()
-	file, sha, err := loadFileSHA(c, path)
-	if err != nil {
-		return err
+	file, src, err := loadFileSrc(c, path)
+	if src != nil {
+		in := report.Input{Path: path, SHA256: loops.SHA256(src), Kind: "listing"}
+		if file != nil {
+			in.Kind, in.Version, in.Target = file.Dialect.String(), file.Version, file.Target
+		}
+		j.Inputs = append(j.Inputs, in)
 	}
+	if err != nil {
+		return 0, nil, err
+	}
+	sha := j.Inputs[0].SHA256
 	if file.Dialect == isa.DialectTrace {
-		return traceRefusal(file)
+		return 0, nil, traceRefusal(file)
 	}
 	if funcs, err := selectFuncs(file, c.String("kernel")); err == nil {
 		if err := checkLaunchArgs(launch, funcs); err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 		}
 	}
-	inputs := []report.Input{{Path: path, SHA256: sha, Kind: file.Dialect.String(), Version: file.Version, Target: file.Target}}
 	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha, phases.StrictInput: c.Bool(strictFlag.Name)}}
+	if err := divergenceInputs(c, opts.Inputs); err != nil {
+		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
 	if fp := c.String("facts"); fp != "" {
 		fsrc, err := input.ReadFile(fp, input.MaxTOMLBytes)
 		if err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
+			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
 		}
+		j.Inputs = append(j.Inputs, report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
 		facts, err := loops.DecodeFacts(fp, fsrc)
 		if err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
+			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
 		}
 		opts.Inputs[loops.FactsInput] = facts
-		inputs = append(inputs, report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
 	}
 	if k := c.String("kernel"); k != "" {
 		re, err := regexp.Compile(k)
 		if err != nil {
-			return codef(ExitBadInput, "analyze: --kernel: %v", err)
+			return 0, nil, codef(ExitBadInput, "analyze: --kernel: %v", err)
 		}
 		opts.Funcs = re
 	}
 	res, err := pass.Run([]*pass.Analyzer{static.Analyzer}, file, opts)
 	if err != nil {
-		return codef(ExitBadInput, "analyze: %v", err)
+		return 0, nil, codef(ExitBadInput, "analyze: %v", err)
 	}
 	if len(res.Funcs) == 0 {
-		return codef(ExitBadInput, "analyze: %s: no kernel selected", file.Name)
+		return 0, nil, codef(ExitBadInput, "analyze: %s: no kernel selected", file.Name)
 	}
 	// Diagnostics of several passes at one position come in pass order,
 	// which the driver does not fix: sort the lines for a stable output.
@@ -167,6 +282,7 @@ func analyzeAction(c *cli.Context) error {
 	var rdiags []report.Diagnostic
 	var inputAssumptions []report.Assumption // assumptions the inputs add (keyed)
 	errorDiag := map[string]bool{}           // kernels with an error diagnostic
+	errorMsgs := map[string][]string{}       // their messages, printed on standard error
 	for _, d := range res.Diagnostics() {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
@@ -179,6 +295,7 @@ func analyzeAction(c *cli.Context) error {
 		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
 		if d.Severity == pass.Error {
 			errorDiag[d.Func] = true
+			errorMsgs[d.Func] = append(errorMsgs[d.Func], d.Message)
 		}
 	}
 	for _, w := range file.Warnings {
@@ -196,19 +313,14 @@ func analyzeAction(c *cli.Context) error {
 	if a, ok := defaultUnitAssumption(hw, res); ok {
 		inputAssumptions = append(inputAssumptions, a)
 	}
-	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
+	assumptions = append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
 	for _, a := range inputAssumptions {
 		assumptions = append(assumptions, a.Text)
 	}
-	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: inputs,
-		Assumptions: assumptions, NumberedAssumptions: numberedAssumptions(assumptions[:len(assumptions)-len(inputAssumptions)], inputAssumptions), Kernels: []report.Kernel{}, Errors: []string{}}
-	j.HW = report.HW{Name: hw.Name, Version: hw.Version, SHA256: hw.Hash(), ClockMHz: hw.ClockMHz, Description: hw.Description, Arch: hw.Arch, Source: hw.Source}
-	j.Launch = report.Launch{Block: launch.Block, Grid: launch.Grid, Args: launch.Args}
-	j.Clock = report.Clock{MHz: hw.ClockMHz, Source: fmt.Sprintf("clock_mhz of the hardware description %s; used only to convert cycles to ns", hw.Name)}
-	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions}
+	j.Assumptions = assumptions
+	j.NumberedAssumptions = numberedAssumptions(assumptions[:len(assumptions)-len(inputAssumptions)], inputAssumptions)
 	code := ExitOK
 	var msgs []string
-	var text bytes.Buffer
 	for _, fn := range res.Funcs {
 		act := res.Get(static.Analyzer, fn)
 		if act.Err != nil {
@@ -226,8 +338,16 @@ func analyzeAction(c *cli.Context) error {
 			}
 			code = worse(code, k)
 			msg := fmt.Sprintf("%s: %v", fn.Name, err)
-			msgs = append(msgs, msg)
 			j.Errors = append(j.Errors, msg)
+			if slices.ContainsFunc(errorMsgs[fn.Name], func(m string) bool { return strings.Contains(msg, m) }) {
+				// Already printed as an error diagnostic: say it once.
+				what := "not bounded"
+				if k != ExitUnbounded {
+					what = "not analysed"
+				}
+				msg = fmt.Sprintf("%s: %s (the error is above)", fn.Name, what)
+			}
+			msgs = append(msgs, msg)
 			sk := report.ScopeKernel{Name: fn.Name, Pos: pass.Position(file.Fset, fn.Pos).String(), Status: report.StatusError, Error: err.Error()}
 			if k == ExitUnbounded {
 				sk.Status = report.StatusNotBounded
@@ -263,49 +383,48 @@ func analyzeAction(c *cli.Context) error {
 			if text.Len() > 0 {
 				text.WriteByte('\n')
 			}
-			if err := static.WriteText(&text, rep, file.Fset, static.TextOptions{Deadline: deadline, Blocks: c.Bool("blocks")}); err != nil {
-				return withCode(ExitBadInput, err)
+			if err := static.WriteText(text, rep, file.Fset, static.TextOptions{Deadline: deadline, Blocks: c.Bool("blocks")}); err != nil {
+				return 0, nil, withCode(ExitBadInput, err)
 			}
 		}
 	}
 	sortDiagnostics(rdiags)
 	j.Diagnostics = append([]report.Diagnostic{}, rdiags...)
-	j.Summary = summary(j, code)
-	data, err := report.Seal(j)
-	if err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
-	}
-	// The renderers read the JSON back: every rendered fact is in the
-	// hashed report.
-	parsed, err := report.Parse(data)
-	if err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
-	}
-	if format == "text" {
-		if _, err := c.App.Writer.Write(text.Bytes()); err != nil {
-			return err
-		}
-	} else if err := writeReport(c.App.Writer, format, data, parsed); err != nil {
-		return err
-	}
-	for _, o := range []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"}} {
-		if fp := c.String(o.flag); fp != "" {
-			var b bytes.Buffer
-			err := writeReport(&b, o.format, data, parsed)
-			if err == nil {
-				err = os.WriteFile(fp, b.Bytes(), 0o644)
-			}
-			if err != nil {
-				code = worse(code, ExitBadInput)
-				msgs = append(msgs, fmt.Sprintf("--%s: %v", o.flag, err))
-			}
-		}
-	}
-	if code != ExitOK {
-		return codef(code, "analyze: %s", joinLines(msgs))
-	}
-	return nil
+	return code, msgs, nil
 }
+
+// runErrorDiags turns an error that stopped analyze before the kernels
+// were analysed into report diagnostics: one per line of the message (a
+// front end's error list gives one per error), located at the position
+// that follows the name of one of the inputs on that line, if any. The
+// rule is input-error (exit code 1), or not-bounded for exit code 2.
+func runErrorDiags(err error, code int, inputs []string) []report.Diagnostic {
+	rule := "input-error"
+	if code == ExitUnbounded {
+		rule = "not-bounded"
+	}
+	var ds []report.Diagnostic
+	for _, line := range strings.Split(errorLines(err), "\n") {
+		d := report.Diagnostic{Rule: rule, Level: report.LevelError, Message: line}
+		for _, in := range inputs {
+			i := strings.Index(line, in+":")
+			if in == "" || i < 0 {
+				continue
+			}
+			if m := linePos.FindStringSubmatch(line[i+len(in)+1:]); m != nil {
+				l, _ := strconv.Atoi(m[1])
+				col, _ := strconv.Atoi(m[2])
+				d.Location = location(token.Position{Filename: in, Line: l, Column: col})
+				break
+			}
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// linePos matches "LINE:COL: " or "LINE: " at the start of a string.
+var linePos = regexp.MustCompile(`^(\d+)(?::(\d+))?: `)
 
 // traceRefusal is analyze's answer to a simulator trace. The trace front
 // end resolves each traced line to the PTX module beside the trace, but

@@ -179,3 +179,52 @@ func TestAnalyzeDeepNest(t *testing.T) {
 		t.Errorf("%d derived loop bounds in the report, want %d", got, depth)
 	}
 }
+
+// TestAnalyzeWarpBlockLimit (issue 9, item 13): the limit on the
+// warp-level CFG counts only the copies divergent branches add, so a
+// kernel of more than 20,000 blocks without divergent branch is analysed
+// (it was told "too many divergent paths … raise the limit or give the
+// launch configuration", with --block given and no flag to raise it);
+// a kernel that reaches the limit is not bounded (exit 2), and the message
+// says what the limit is, why, and names --max-warp-blocks.
+func TestAnalyzeWarpBlockLimit(t *testing.T) {
+	const n = 7000 // uniform if/else diamonds: 3n+1 blocks
+	var sb strings.Builder
+	sb.WriteString(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry wide(.param .u64 p0, .param .u32 p1)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<3>;\n")
+	sb.WriteString("\tld.param.u64 %rd1, [p0];\n\tld.param.u32 %r1, [p1];\n\tsetp.lt.u32 %p1, %r1, 7;\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.f32 %f1, 0f00000000;\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "\t@%%p1 bra E%d;\n\tmul.f32 %%f1, %%f1, %%f1;\n\tbra.uni J%d;\nE%d:\n\tadd.f32 %%f1, %%f1, 0f3F800000;\nJ%d:\n\tadd.f32 %%f2, %%f1, %%f1;\n", i, i, i, i)
+	}
+	sb.WriteString("\tst.global.f32 [%rd2], %f1;\n\tret;\n}\n")
+	path := t.TempDir() + "/wide.ptx"
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--block", "128", path}, &out, &errb); code != ExitOK {
+		t.Fatalf("%d blocks without divergent branch: exit %d: %s", 3*n+1, code, errb.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+		not  string
+	}{
+		{[]string{"--block", "256"}, []string{"branchy: warps 0-7: the warp-level CFG needs more than 5 blocks (4 thread-level blocks plus at most 1 copied by divergent branches)",
+			"give the kernel's arguments (--arg) if branches depend on them, or raise the limit with --max-warp-blocks (default 20000"}, "--block"},
+	} {
+		var out, errb bytes.Buffer
+		args := append(append([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--max-warp-blocks", "1"}, tc.args...), "../../examples/divergent/kernel.ptx")
+		code := run(args, &out, &errb)
+		if code != ExitUnbounded {
+			t.Errorf("%v: exit %d, want 2: %s", tc.args, code, errb.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, errb.String())
+			}
+		}
+		if strings.Contains(errb.String(), tc.not) {
+			t.Errorf("%v: stderr suggests %s, already given:\n%s", tc.args, tc.not, errb.String())
+		}
+	}
+}

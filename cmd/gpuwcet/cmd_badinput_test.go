@@ -155,9 +155,18 @@ func TestBadInput(t *testing.T) {
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", in("keys.facts.toml"), saxpy)), 1, a("keys.facts.toml:3:1: unknown key \"k0\"", "keys.facts.toml:12:1: unknown key \"k9\"", "keys.facts.toml:13:1: too many errors: 40 more not shown")},
 		{cat(a("analyze"), hw, a("--block", "256", "--facts", "/dev/zero", saxpy)), 1, a("/dev/zero: more than 4194304 bytes, above the input size limit")},
 		{cat(a("analyze"), hw, a("--block", "256", "--arg", "colsum_param_2=8", "--facts", openFacts, counted)), 2, a("error: "+openFacts+":", `has max = "?"`)},
-		{cat(a("analyze"), hw, a("--block", "256", "--report", in("no/such/dir/r.md"), saxpy)), 1, a("--report: open ")},
+		{cat(a("analyze"), hw, a("--block", "256", "--report", in("no/such/dir/r.md"), saxpy)), 1, a("--report: write ", "no/such/dir/r.md: no such file or directory")},
+		// A valid kernel refused for an analysis limit is not bounded
+		// (exit 2), not bad input (issue 9, item 15).
+		{cat(a("analyze"), hw, a("--block", "64", "testdata/analyze/serial.ptx")), 2, a("serial.ptx:19:2: divergence: serial: warps 0-1: divergent branch \"@%p1 bra A\" splits lanes that each loop back to it", "serialized loop iterations are not modelled")},
 		{cat(a("analyze"), hw, a("--block", "256", "--format", "yaml", saxpy)), 1, a(`unknown --format "yaml"`)},
 		{cat(a("analyze"), hw, a("--block", "256", saxpy, reduce)), 1, a("want exactly one INPUT, got 2")},
+		// Flags after the input (issue 9, item 15): urfave/cli stops
+		// reading flags at the first argument.
+		{a("analyze", saxpy, "--hw", "rtx3070", "--block", "256"), 1, a(`Required flag "hw" not set (--hw is given after the input, where it is not read: flags go before the input)`)},
+		{cat(a("analyze"), hw, a(saxpy, "--block", "256")), 1, a(`analyze: "--block" comes after the input "` + saxpy + `": flags go before the input (gpuwcet analyze [flags] INPUT)`)},
+		{a("facts", "template", saxpy, "-o", "x"), 1, a(`facts template: "-o" comes after the input`)},
+		{a("cfg", saxpy, "--format", "dot"), 1, a(`cfg: "--format" comes after the input`, "(gpuwcet cfg [flags] FILE...)")},
 		{cat(a("analyze"), hw, a("--block", "256", "--kernel", "(", saxpy)), 1, a("--kernel: error parsing regexp")},
 		// simulate
 		{cat(a("simulate"), hw, a("--policy", "fastest", fig2)), 1, a(`unknown policy "fastest"`)},
@@ -171,6 +180,7 @@ func TestBadInput(t *testing.T) {
 		{a("facts", "template"), 1, a("want exactly one FILE, got 0")},
 		{a("facts", "template", saxpy, reduce), 1, a("want exactly one FILE, got 2")},
 		{a("facts", "template", in("trunc.ptx")), 1, a("trunc.ptx:6:10:", "trunc.ptx:7:7:")},
+		{a("facts", "template", "-o", saxpy, saxpy), 1, a("--output " + saxpy + " is also the input " + saxpy)},
 		{a("facts", "check", "--facts", in("other.facts.toml"), saxpy), 1, a("facts written for another listing")},
 		{a("facts", "check", "--facts", in("missing.toml"), saxpy), 1, a("missing.toml: no such file or directory")},
 		{a("facts", "check", "--block", "2y", saxpy), 1, a(`--block: "2y"`)},

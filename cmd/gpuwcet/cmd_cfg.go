@@ -58,7 +58,7 @@ and --arg give the launch configuration used to resolve branches per warp.`,
 			&cli.BoolFlag{Name: "instrs", Usage: "json: include every instruction", Category: catOutput},
 			&cli.BoolFlag{Name: "check", Usage: "verify the graph invariants (slow on large kernels)", Category: catDebug},
 			&cli.BoolFlag{Name: warpFlagName, Usage: "print the warp-level CFG of each warp class (divergence pass; see docs/divergence.md)", Category: catOutput},
-			blockFlag,
+			blockFlag, maxWarpBlocksFlag,
 			gridFlag,
 			argFlag,
 		},
@@ -79,7 +79,7 @@ func cfgAction(c *cli.Context) error {
 	warp := c.Bool(warpFlagName)
 	roots := []*pass.Analyzer{cfg.Analyzer}
 	if !warp {
-		for _, f := range []string{blockFlag.Name, gridFlag.Name, argFlag.Name} {
+		for _, f := range []string{blockFlag.Name, gridFlag.Name, argFlag.Name, maxWarpBlocksFlag.Name} {
 			if c.IsSet(f) {
 				return codef(ExitBadInput, "cfg: --%s needs --warp (the launch configuration resolves branches per warp)", f)
 			}
@@ -91,6 +91,10 @@ func cfgAction(c *cli.Context) error {
 			return codef(ExitBadInput, "cfg: %v", err)
 		}
 		opts.Launch = l
+		opts.Inputs = map[string]any{}
+		if err := divergenceInputs(c, opts.Inputs); err != nil {
+			return codef(ExitBadInput, "cfg: %v", err)
+		}
 		roots = []*pass.Analyzer{divergence.Analyzer}
 	}
 	if k := c.String("kernel"); k != "" {
@@ -192,7 +196,11 @@ func cfgAction(c *cli.Context) error {
 				name = fmt.Sprintf("%s_%d", base, n)
 			}
 			used[strings.ToLower(name)] = true
-			if err := os.WriteFile(filepath.Join(outDir, name+"."+ext), buf.Bytes(), 0o644); err != nil {
+			out := filepath.Join(outDir, name+"."+ext)
+			if err := checkOutputs([]outputPath{{"out", out}}, c.Args().Slice()); err != nil {
+				return err
+			}
+			if err := writeFile(out, buf.Bytes()); err != nil {
 				return withCode(ExitBadInput, err)
 			}
 		}

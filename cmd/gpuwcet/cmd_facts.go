@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,6 +41,9 @@ for review.`,
 				return codef(ExitBadInput, "facts template: want exactly one FILE, got %d", c.NArg())
 			}
 			path := c.Args().First()
+			if err := checkOutputs([]outputPath{{"output", c.String("output")}}, []string{path}); err != nil {
+				return err
+			}
 			file, sha, graphs, err := factsLoad(c, path)
 			if err != nil {
 				return err
@@ -52,7 +54,7 @@ for review.`,
 				return withCode(ExitBadInput, err)
 			}
 			if o := c.String("output"); o != "" {
-				return withCode(ExitBadInput, os.WriteFile(o, out.Bytes(), 0o644))
+				return withCode(ExitBadInput, writeFile(o, out.Bytes()))
 			}
 			_, err = c.App.Writer.Write(out.Bytes())
 			return err

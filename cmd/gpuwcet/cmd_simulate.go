@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -135,7 +136,11 @@ and exits with code 4 when the makespan exceeds its bound.`,
 					blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
 				}
 				if err != nil {
-					return withCode(ExitBadInput, fmt.Errorf("simulate: %w", err))
+					code := ExitBadInput
+					if static.Unbounded(err) {
+						code = ExitUnbounded // a valid kernel the analysis cannot bound
+					}
+					return withCode(code, fmt.Errorf("simulate: %w", err))
 				}
 				r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
 				if err != nil {

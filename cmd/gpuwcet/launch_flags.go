@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/divergence"
 )
 
 // Launch configuration flags, shared by the commands that resolve
@@ -31,7 +32,23 @@ var (
 		Usage:    "kernel argument `NAME=VALUE` (integer; NAME as in the PTX .param list); repeatable",
 		Category: catTarget,
 	}
+	maxWarpBlocksFlag = &cli.IntFlag{
+		Name:     "max-warp-blocks",
+		Usage:    "at most `N` copies of blocks that divergent branches may add to a warp-level CFG (each order of the sides of nested divergent branches is a path; time and memory grow with N)",
+		Value:    divergence.DefaultMaxBlocks,
+		Category: catTarget,
+	}
 )
+
+// divergenceInputs sets the pass inputs of --max-warp-blocks.
+func divergenceInputs(c *cli.Context, inputs map[string]any) error {
+	n := c.Int(maxWarpBlocksFlag.Name)
+	if n < 1 {
+		return fmt.Errorf("--%s %d: want at least 1", maxWarpBlocksFlag.Name, n)
+	}
+	inputs[divergence.MaxBlocksInput] = n
+	return nil
+}
 
 // launchFromFlags reads --block, --grid and --arg. Absent flags leave the
 // corresponding fields zero (unknown).
