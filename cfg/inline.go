@@ -12,10 +12,15 @@ import (
 // its own timing state, divergence and loop bounds. The call instruction is
 // kept (it is timed as the hardware description routes it); the callee's
 // returns become jumps to the instruction after its body, listed in
-// noIssue: like ret, they issue nothing. Inlined instructions are shallow
-// copies (positions and text kept, so diagnostics and flow facts keyed by
-// line still name the callee's lines); callee labels get a prefix
-// "<callee>.<n>." unique per inlined copy.
+// noIssue: like ret, they issue nothing. Inlined instructions are copies
+// (positions and text kept, so diagnostics and flow facts keyed by line
+// still name the callee's lines); callee labels get a prefix
+// "<callee>.<n>." unique per inlined copy, and so do the registers of a
+// PTX callee (a .func's registers are its own: "%r1" of the second copy
+// of f is "f.2.%r1"), while SASS callees share the caller's registers, as
+// the hardware does. Inlined.Copies says which instructions each copy
+// holds and which call it stands for, so that the value analysis can bind
+// the callee's parameters to the caller's arguments.
 //
 // Inlined lists the synthetic returns (they issue nothing) and the call
 // instructions whose callee follows them (timed as the description routes
@@ -44,7 +49,8 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 		}
 		return file.Fset.Position(p)
 	}
-	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos}
+	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos,
+		rename: file.Dialect != isa.DialectSASS}
 	out := &isa.Func{}
 	*out = *fn
 	out.Instrs = nil
@@ -54,10 +60,10 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 		out.BranchTargets[k] = v
 	}
 	out.Trace = nil
-	if err := il.body(out, fn, "", 0); err != nil {
+	if err := il.body(out, fn, "", 0, -1); err != nil {
 		return nil, nil, err
 	}
-	return out, &Inlined{NoIssue: il.noIssue, Returns: il.returns, Calls: il.calls}, nil
+	return out, &Inlined{NoIssue: il.noIssue, Returns: il.returns, Calls: il.calls, Copies: il.copyList}, nil
 }
 
 // Inlined describes the instructions Inline made or kept specially.
@@ -69,6 +75,37 @@ type Inlined struct {
 	// on a trace). Nil: every jump in NoIssue issues nothing.
 	Returns map[*isa.Instr]*isa.Instr
 	Calls   map[*isa.Instr]bool // calls followed by their callee's body
+
+	// Copies lists the inlined bodies in order of their calls.
+	Copies []*Copy
+}
+
+// Copy is one inlined body of a device function: the instructions
+// Instrs[Start:End] of the inlined function (its returns included, its
+// nested copies too), standing for the call instruction Call (the kept
+// call, an instruction of the inlined function) of the copy Parent (-1:
+// the function itself).
+type Copy struct {
+	Callee     *isa.Func
+	Call       *isa.Instr
+	Prefix     string // prepended to the callee's labels (and PTX registers)
+	Parent     int
+	Start, End int
+}
+
+// CopyOf returns the index in Copies of the innermost copy holding
+// instruction index i of the inlined function, or -1.
+func (in *Inlined) CopyOf(i int) int {
+	if in == nil {
+		return -1
+	}
+	best := -1
+	for k, c := range in.Copies {
+		if i >= c.Start && i < c.End && (best < 0 || c.Start >= in.Copies[best].Start) {
+			best = k
+		}
+	}
+	return best
 }
 
 type inliner struct {
@@ -79,13 +116,16 @@ type inliner struct {
 	calls   map[*isa.Instr]bool
 	copies  int
 	pos     func(token.Pos) token.Position
+	// rename: give each PTX copy its own registers.
+	rename   bool
+	copyList []*Copy
 }
 
 const maxInlineInstrs = 1 << 20
 
 // body appends src's instructions to out with labels prefixed by prefix,
 // inlining calls; ret becomes a jump to retLabel when retLabel != "".
-func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) error {
+func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth, parent int) error {
 	if depth > 64 {
 		return &InlineError{Pos: il.pos(src.Pos), Unbounded: true, Msg: "device calls nested more than 64 deep"}
 	}
@@ -106,6 +146,9 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 		}
 		c := *in
 		c.Index = len(out.Instrs)
+		if prefix != "" && il.rename {
+			renameRegs(&c, prefix)
+		}
 		if prefix != "" && len(in.Targets) > 0 && (in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch) {
 			c.Targets = make([]string, len(in.Targets))
 			for k, t := range in.Targets {
@@ -148,9 +191,12 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth int) 
 			il.calls[&c] = true
 			il.copies++
 			p := fmt.Sprintf("%s.%d.", n.Name, il.copies)
-			if err := il.body(out, n.Func, p, depth+1); err != nil {
+			cp := &Copy{Callee: n.Func, Call: &c, Prefix: p, Parent: parent, Start: len(out.Instrs)}
+			il.copyList = append(il.copyList, cp)
+			if err := il.body(out, n.Func, p, depth+1, len(il.copyList)-1); err != nil {
 				return err
 			}
+			cp.End = len(out.Instrs)
 			out.Labels[p+"ret"] = len(out.Instrs)
 			continue
 		}
@@ -177,4 +223,31 @@ func (e *InlineError) Error() string {
 		return e.Pos.String() + ": " + e.Msg
 	}
 	return e.Msg
+}
+
+// renameRegs gives the registers of an inlined PTX instruction the copy's
+// prefix, in fresh operand slices (the original instruction is shared).
+func renameRegs(in *isa.Instr, prefix string) {
+	ren := func(ops []isa.Operand) []isa.Operand {
+		if len(ops) == 0 {
+			return ops
+		}
+		out := make([]isa.Operand, len(ops))
+		copy(out, ops)
+		for i := range out {
+			if len(out[i].Regs) == 0 {
+				continue
+			}
+			rs := make([]string, len(out[i].Regs))
+			for k, r := range out[i].Regs {
+				rs[k] = prefix + r
+			}
+			out[i].Regs = rs
+		}
+		return out
+	}
+	in.Dsts, in.Srcs = ren(in.Dsts), ren(in.Srcs)
+	if in.Guard.Reg != "" {
+		in.Guard.Reg = prefix + in.Guard.Reg
+	}
 }

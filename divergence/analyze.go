@@ -8,6 +8,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 // Analyze classifies the branches of the thread-level CFG g, resolves them
@@ -23,10 +24,22 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 	if o.MaxSides <= 0 {
 		o.MaxSides = 3
 	}
-	u := newUniformity(g)
+	vals := o.Values
+	if vals == nil || vals.Graph != g {
+		var err error
+		if vals, err = values.Build(g, values.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	u := newUniformity(g, vals)
 	info := &Info{Graph: g, Launch: l, byBlock: map[*cfg.Block]*Branch{}}
 	info.Branches = u.run(func(b *cfg.Block) (*cfg.Block, string) { return reconvergence(g, u.dialect, b) })
-	info.varying = u.varying
+	info.varying = map[string]bool{}
+	for v := range u.varying {
+		if n := u.name[v]; n != "" {
+			info.varying[n] = true
+		}
+	}
 	for _, br := range info.Branches {
 		info.byBlock[br.Block] = br
 	}
@@ -40,14 +53,10 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 	}
 	var classes []*cls
 	eval := func(w warp) []Outcome {
-		e := &evaluator{g: g, blockOf: u.blockOf, defs: u.defs, launch: l, w: w,
-			memo: map[string]lanes{}, busy: map[string]bool{}}
-		if u.dialect != isa.DialectPTX {
-			e.defs = nil // SASS is classified, not resolved
-		}
+		ev := values.NewEvaluator[values.Lanes](values.LaneDomain{Env: laneEnv(l, w)})
 		out := make([]Outcome, len(info.Branches))
 		for k, br := range info.Branches {
-			out[k] = e.outcome(br)
+			out[k] = outcome(vals, ev, br)
 		}
 		return out
 	}

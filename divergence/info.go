@@ -9,6 +9,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 // Outcome is what one branch does for the warps of a class.
@@ -127,8 +128,9 @@ type Info struct {
 	// Classes are the warp classes; at least one.
 	Classes []*Class
 
-	// varying maps each thread-varying register to the cause.
-	varying map[string]*cause
+	// varying holds the registers (and cells) some thread-varying value is
+	// written to.
+	varying map[string]bool
 	byBlock map[*cfg.Block]*Branch
 }
 
@@ -153,7 +155,7 @@ func (i *Info) Reconverge(b *cfg.Block) *cfg.Block {
 
 // Varying reports whether register reg may hold different values in the
 // lanes of a warp (flow-insensitively: anywhere in the function).
-func (i *Info) Varying(reg string) bool { return i.varying[reg] != nil }
+func (i *Info) Varying(reg string) bool { return i.varying[reg] }
 
 // VaryingRegs returns the thread-varying registers, sorted.
 func (i *Info) VaryingRegs() []string { return sortedKeys(i.varying) }
@@ -169,6 +171,10 @@ type Options struct {
 	// MaxSides bounds the number of distinct sides of a divergent indirect
 	// branch (all orders are enumerated). Zero means 3.
 	MaxSides int
+	// Values is the value graph of the graph analysed (values.Build);
+	// nil: Analyze builds it, with no inlining information (the
+	// parameters of an inlined callee are then unknown and varying).
+	Values *values.Func
 }
 
 // DefaultMaxBlocks is the default bound on the copies of blocks a
@@ -257,7 +263,7 @@ known (thread-index ranges, kernel arguments, launch dimensions), groups
 warps with identical outcomes into classes, and builds per class a
 warp-level CFG in which a divergent branch runs both sides one after the
 other until reconvergence (docs/divergence.md).`,
-	Requires:   []*pass.Analyzer{cfg.Analyzer},
+	Requires:   []*pass.Analyzer{values.Analyzer},
 	ResultType: reflect.TypeOf((*Info)(nil)),
 	Run:        run,
 	Format: func(w io.Writer, result any) error {
@@ -282,11 +288,13 @@ other until reconvergence (docs/divergence.md).`,
 }
 
 func run(p *pass.Pass) (any, error) {
-	g, ok := p.ResultOf[cfg.Analyzer].(*cfg.Graph)
+	vals, ok := p.ResultOf[values.Analyzer].(*values.Func)
 	if !ok {
-		return nil, fmt.Errorf("divergence: no cfg result")
+		return nil, fmt.Errorf("divergence: no values result")
 	}
-	info, err := Analyze(g, p.Launch, OptionsOf(p.Inputs))
+	o := OptionsOf(p.Inputs)
+	o.Values = vals
+	info, err := Analyze(vals.Graph, p.Launch, o)
 	if err != nil {
 		return nil, err
 	}

@@ -2,25 +2,19 @@ package divergence
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
-
-// cause records why a register is thread-varying: the instruction that
-// made it so, and either the register it got the variation from or a
-// seed reason (a special register, a load, an atomic, ...).
-type cause struct {
-	in   *isa.Instr
-	from string // a varying register used by in, or ""
-	why  string // seed reason when from == ""
-}
 
 // specialVarying classifies a special register (PTX "%tid.x", SASS
 // "SR_TID.X"): true when its value may differ between the lanes of a
-// warp. Unknown special registers are varying (the sound default).
+// warp, from the one list of special registers (values.CanonSpecial).
+// Unknown special registers are varying (the sound default).
 //
 // Thread-varying: %tid, %laneid, %lanemask_*, SR_TID*, SR_LANEID,
 // SR_*MASK. Conservatively varying, although one value per warp at a given
@@ -30,23 +24,10 @@ type cause struct {
 // %ntid, %nctaid, %nsmid, %nwarpid, %gridid, cluster ids and sizes,
 // %envreg*, shared-memory sizes, WARP_SZ.
 func specialVarying(name string) bool {
-	s := strings.ToLower(strings.TrimPrefix(name, "-"))
-	s = strings.TrimPrefix(s, "%")
-	s = strings.TrimPrefix(s, "sr_")
-	base, _, _ := strings.Cut(s, ".")
-	switch {
-	case base == "ctaid", base == "ntid", base == "nctaid", base == "nsmid", base == "nwarpid",
-		base == "gridid", base == "clusterid", base == "nclusterid", base == "cluster_ctaid",
-		base == "cluster_nctaid", base == "cluster_ctarank", base == "cluster_nctarank",
-		base == "is_explicit_cluster", strings.HasPrefix(base, "envreg"),
-		base == "dynamic_smem_size", base == "total_smem_size", base == "aggr_smem_size",
-		base == "reserved_smem_offset_begin", base == "reserved_smem_offset_end",
-		base == "reserved_smem_offset_cap", base == "warp_sz":
+	if strings.EqualFold(strings.TrimPrefix(name, "-"), "WARP_SZ") {
 		return false
-	case strings.HasPrefix(base, "ctaid"), strings.HasPrefix(base, "nctaid"):
-		return false // SASS SR_CTAID.X
 	}
-	return true
+	return values.SpecialVarying(name)
 }
 
 // warpOps are opcodes (lower case, base mnemonic) whose result depends on
@@ -57,10 +38,13 @@ var warpOps = map[string]bool{
 }
 
 // seed returns why in's results are thread-varying regardless of its
-// operands, or "".
-func seed(fn *isa.Func, dialect isa.Dialect, in *isa.Instr) string {
+// operands, or "". A load whose value the value graph follows (a kernel
+// argument, a frame slot or parameter cell: their uses carry the data
+// dependence) is no seed; a load of a device function's own parameter is
+// (its value is the caller's, unknown here).
+func (u *uniformity) seed(in *isa.Instr) string {
 	for _, o := range in.Srcs {
-		if o.Kind == isa.OpSpecial && specialOperand(dialect, o) && specialVarying(o.Text) {
+		if o.Kind == isa.OpSpecial && specialOperand(u.dialect, o) && specialVarying(o.Text) {
 			return o.Text
 		}
 	}
@@ -71,22 +55,68 @@ func seed(fn *isa.Func, dialect isa.Dialect, in *isa.Instr) string {
 	case in.Kind == isa.KindAtomic:
 		return "atomic " + in.Op()
 	case in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall:
-		return "result of call " + in.Op()
+		return "result of call " + in.Op() // only calls not inlined write values
 	case warpOps[op]:
 		return "warp-level " + in.Op()
 	case in.Kind == isa.KindLoad:
+		if u.followed(in) {
+			return ""
+		}
 		switch in.Space {
 		case isa.SpaceLocal:
 			return "load from per-thread local memory"
 		case isa.SpaceGeneric, isa.SpaceNone:
 			return "load through a generic address (may be per-thread local memory)"
 		case isa.SpaceParam:
-			if !fn.Entry {
-				return "load of a device-function parameter"
-			}
+			return "load of a device-function parameter or call result"
 		}
 	}
 	return ""
+}
+
+// uniformReg reports whether a SASS register is one of the uniform
+// datapath (UR0-UR63, UP0-UP6): it holds one value per warp by
+// construction, whatever it was computed from.
+func uniformReg(r string) bool {
+	for _, p := range []string{"UR", "UP"} {
+		if rest, ok := strings.CutPrefix(r, p); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// inlined reports whether a call is followed by its callee's body.
+func (u *uniformity) inlined(in *isa.Instr) bool {
+	return u.vals.Inlined != nil && u.vals.Inlined.Calls[in]
+}
+
+// followed reports whether the value graph follows what a load reads: a
+// frame slot or a parameter cell (whose writers carry the variation, as
+// data dependences of the cell), or a kernel argument.
+func (u *uniformity) followed(in *isa.Instr) bool {
+	s := u.vals.Sem(in)
+	if s == nil {
+		return false
+	}
+	uses, _ := u.vals.Locations(in)
+	for _, l := range uses {
+		if strings.HasPrefix(l, "param:") || strings.HasPrefix(l, "frame:") {
+			return true
+		}
+	}
+	outs := u.vals.Outputs(in)
+	n := 0
+	for k, o := range s.Outs {
+		if o.Kind != values.OutReg {
+			continue
+		}
+		n++
+		if v := outs[k]; v == nil || v.Kind != values.VParam {
+			return false
+		}
+	}
+	return n > 0
 }
 
 // specialOperand reports whether o names a special register to classify.
@@ -100,121 +130,142 @@ func specialOperand(d isa.Dialect, o isa.Operand) bool {
 	return o.Text != ""
 }
 
-// uniformity computes the thread-varying registers of g's function and
-// the divergent branches, as a fixed point of data dependence and sync
-// dependence (see docs/divergence.md):
+// uniformity computes the thread-varying values of g's function and the
+// divergent branches, as a fixed point of data dependence and sync
+// dependence over the value graph (values.Func, static single assignment:
+// each value has one definition, so a register reused for unrelated values
+// is not merged), see docs/divergence.md:
 //
-//  1. a register written by an instruction with a seed (special register,
-//     load from per-thread memory, atomic, warp-level op, unknown opcode,
-//     call) or reading a varying register (guard and address registers
-//     included) is varying;
-//  2. a branch whose condition is varying is divergent; every register
-//     written in its divergent region (the blocks reachable from its
-//     successors before its reconvergence point) is varying, because at
-//     reconvergence lanes that ran different sides, or left a loop in
-//     different iterations, merge different values;
+//  1. a value is varying when it is a thread-varying special register, a
+//     variable read before any write (a live-in register, except SASS
+//     uniform registers), the result of an instruction with a seed (load
+//     from per-thread memory, atomic, warp-level op, unknown opcode, call
+//     not inlined) or computed from a varying value (for values the
+//     analysis does not model: from any register the instruction reads,
+//     guard and address registers included);
+//  2. a branch whose condition value is varying is divergent; then every
+//     phi in its divergent region or at its reconvergence point (lanes
+//     that ran different sides, or left a loop in different iterations,
+//     merge different values there) and every value defined in its region
+//     is varying;
 //  3. repeat until nothing changes.
-//
-// The analysis is flow-insensitive (a register is varying everywhere or
-// nowhere), which is sound and simple.
 type uniformity struct {
 	g       *cfg.Graph
+	vals    *values.Func
 	fn      *isa.Func
 	dialect isa.Dialect
-	varying map[string]*cause
-	users   map[string][]*isa.Instr // register -> instructions reading it
-	defs    map[string][]*isa.Instr
+	varying map[*values.Value]*cause
+	users   map[*values.Value][]*values.Value
+	work    []*values.Value
+	// name gives, for messages, a register (or cell) a value is written
+	// to, and def the first instruction writing it.
+	name    map[*values.Value]string
+	def     map[*values.Value]*isa.Instr
 	instrs  []*isa.Instr // reachable instructions
-	work    []string
 	blockOf map[*isa.Instr]*cfg.Block
 }
 
-func newUniformity(g *cfg.Graph) *uniformity {
-	u := &uniformity{g: g, fn: g.Func, varying: map[string]*cause{}, users: map[string][]*isa.Instr{},
-		defs: map[string][]*isa.Instr{}, blockOf: map[*isa.Instr]*cfg.Block{}}
-	u.dialect = dialectOf(g.Func)
+// cause records why a value is thread-varying: the value it got the
+// variation from, or a seed reason (a special register, a load, an
+// atomic, ...), and the instruction.
+type cause struct {
+	in   *isa.Instr
+	from *values.Value
+	why  string
+}
+
+func newUniformity(g *cfg.Graph, vals *values.Func) *uniformity {
+	u := &uniformity{g: g, vals: vals, fn: g.Func, dialect: vals.Dialect, varying: map[*values.Value]*cause{},
+		users: map[*values.Value][]*values.Value{}, name: map[*values.Value]string{}, def: map[*values.Value]*isa.Instr{}, blockOf: map[*isa.Instr]*cfg.Block{}}
+	for _, v := range vals.Values() {
+		for _, a := range v.Args {
+			u.users[a] = append(u.users[a], v)
+		}
+		if v.Kind == values.VPhi {
+			u.name[v] = v.Name
+		}
+	}
 	for _, b := range g.Blocks {
 		for _, in := range b.Instrs {
 			u.blockOf[in] = b
 		}
-	}
-	for _, b := range g.Blocks {
 		if !b.Reachable {
 			continue
 		}
 		for _, in := range b.Instrs {
 			u.instrs = append(u.instrs, in)
-			for _, r := range in.Uses() {
-				u.users[r] = append(u.users[r], in)
-			}
-			for _, r := range in.Defs() {
-				u.defs[r] = append(u.defs[r], in)
+			s := vals.Sem(in)
+			for k, o := range vals.Outputs(in) {
+				if o != nil && u.def[o] == nil {
+					u.def[o] = in
+				}
+				if o != nil && u.name[o] == "" {
+					n := s.Outs[k].Name
+					if s.Outs[k].Kind == values.OutMem {
+						n = "local memory"
+						if uses, defs := vals.Locations(in); len(defs) > 0 {
+							_ = uses
+							n = defs[len(defs)-1]
+						}
+					}
+					u.name[o] = n
+				}
 			}
 		}
 	}
 	return u
 }
 
-func (u *uniformity) mark(reg string, c *cause) {
-	if u.varying[reg] != nil {
+func (u *uniformity) mark(v *values.Value, c *cause) {
+	if v == nil || u.varying[v] != nil {
 		return
 	}
-	u.varying[reg] = c
-	u.work = append(u.work, reg)
-}
-
-func (u *uniformity) markDefs(in *isa.Instr, c cause) {
-	for _, r := range in.Defs() {
-		cc := c
-		u.mark(r, &cc)
-	}
+	u.varying[v] = c
+	u.work = append(u.work, v)
 }
 
 func (u *uniformity) propagate() {
 	for len(u.work) > 0 {
-		r := u.work[len(u.work)-1]
+		v := u.work[len(u.work)-1]
 		u.work = u.work[:len(u.work)-1]
-		for _, in := range u.users[r] {
-			u.markDefs(in, cause{in: in, from: r})
+		for _, w := range u.users[v] {
+			if u.varying[w] != nil {
+				continue
+			}
+			// An opaque value of a SASS uniform register stays uniform.
+			if w.Kind == values.VOpaque && u.uniformOut(w) {
+				continue
+			}
+			u.mark(w, &cause{in: w.Instr, from: v})
 		}
 	}
 }
 
+// uniformOut reports whether v is written only to SASS uniform registers.
+func (u *uniformity) uniformOut(v *values.Value) bool {
+	n := u.name[v]
+	return u.dialect == isa.DialectSASS && n != "" && uniformReg(n)
+}
+
 // run computes the fixed point and returns the conditional branches.
 func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Branch {
-	hasCall := false
-	for _, in := range u.instrs {
-		if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
-			hasCall = true
-		}
-	}
 	// Seeds.
-	for _, in := range u.instrs {
-		if why := seed(u.fn, u.dialect, in); why != "" {
-			u.markDefs(in, cause{in: in, why: why})
-		}
-		for _, r := range in.Uses() {
-			if u.dialect == isa.DialectSASS && strings.HasPrefix(r, "SR_") {
-				if specialVarying(r) {
-					u.mark(r, &cause{in: in, why: r})
+	for _, v := range u.vals.Values() {
+		switch v.Kind {
+		case values.VSpecial:
+			if specialVarying(v.Name) {
+				u.mark(v, &cause{in: u.def[v], why: u.specialText(v)})
+			}
+		case values.VUndef:
+			if !(u.dialect == isa.DialectSASS && uniformReg(v.Name)) {
+				u.mark(v, &cause{why: "register " + v.Name + " is never written in " + u.fn.Name + " (live-in)"})
+			}
+		case values.VOpaque:
+			if v.Instr != nil && !u.uniformOut(v) {
+				if why := u.seed(v.Instr); why != "" {
+					u.mark(v, &cause{in: v.Instr, why: why})
 				}
-				continue
 			}
-			if len(u.defs[r]) == 0 && u.varying[r] == nil {
-				u.mark(r, &cause{in: in, why: "register " + r + " is never written in " + u.fn.Name + " (live-in)"})
-			}
-		}
-	}
-	if hasCall && u.dialect == isa.DialectSASS {
-		// A SASS callee may write any register.
-		var regs []string
-		for r := range u.defs {
-			regs = append(regs, r)
-		}
-		sort.Strings(regs)
-		for _, r := range regs {
-			in := u.defs[r][0]
-			u.mark(r, &cause{in: in, why: "the function calls a subroutine that may write any register"})
 		}
 	}
 	u.propagate()
@@ -254,13 +305,46 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 			if br.Exit {
 				continue // lanes that leave never merge values back
 			}
-			for _, b := range region(u.g, br.Block, br.Reconv) {
-				for _, in := range b.Instrs {
-					for _, r := range in.Defs() {
-						if u.varying[r] == nil {
-							u.mark(r, &cause{in: in, why: fmt.Sprintf("a value merged after the divergent branch at line %s", u.line(br.Instr))})
-							changed = true
+			why := fmt.Sprintf("a value merged after the divergent branch at line %s", u.line(br.Instr))
+			reg := region(u.g, br.Block, br.Reconv)
+			merge := append([]*cfg.Block(nil), reg...)
+			if br.Reconv != nil && br.Reconv != u.g.Exit {
+				merge = append(merge, br.Reconv)
+			}
+			in := map[*cfg.Block]bool{}
+			for _, b := range merge {
+				in[b] = true
+			}
+			inReg := map[*cfg.Block]bool{}
+			for _, b := range reg {
+				inReg[b] = true
+			}
+			for _, v := range u.vals.Values() {
+				if v.Kind == values.VPhi && in[v.Block] && u.varying[v] == nil {
+					// The line of a definition merged there, in the region.
+					at := br.Instr
+					for _, a := range v.Args {
+						if d := u.def[a]; d != nil && inReg[u.blockOf[d]] {
+							at = d
+							break
 						}
+					}
+					u.mark(v, &cause{in: at, why: why})
+					changed = true
+				}
+			}
+			for _, b := range reg {
+				for _, ins := range b.Instrs {
+					for _, o := range u.vals.Outputs(ins) {
+						if o == nil || u.varying[o] != nil || u.uniformOut(o) {
+							continue
+						}
+						switch o.Kind {
+						case values.VConst, values.VParam, values.VSpecial, values.VFrame:
+							continue // the same in every lane whatever the path
+						}
+						u.mark(o, &cause{in: ins, why: why})
+						changed = true
 					}
 				}
 			}
@@ -280,47 +364,65 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 	return brs
 }
 
-// condVarying reports whether the condition of a branch may vary: its
-// guard, or for an indirect branch any register it reads.
+// specialText is how the listing spells a special register value: the
+// operand of the first instruction writing it, else the PTX name.
+func (u *uniformity) specialText(v *values.Value) string {
+	if in := u.def[v]; in != nil {
+		for _, o := range in.Srcs {
+			if o.Kind == isa.OpSpecial || strings.HasPrefix(strings.ToUpper(o.Text), "SR_") {
+				return strings.TrimSuffix(o.Text, ".reuse")
+			}
+		}
+	}
+	return "%" + v.Name
+}
+
+// condValues returns the values a branch's condition reads: its guard,
+// or for an indirect branch every register it reads.
+func (u *uniformity) condValues(in *isa.Instr) []*values.Value {
+	if in.Kind == isa.KindIndirectBranch {
+		return u.vals.Reads(in)
+	}
+	if g := u.vals.Guard(in); g != nil {
+		return []*values.Value{g}
+	}
+	return nil
+}
+
+// condVarying reports whether the condition of a branch may vary.
 func (u *uniformity) condVarying(in *isa.Instr) bool {
-	for _, r := range u.condRegs(in) {
-		if u.varying[r] != nil {
+	for _, v := range u.condValues(in) {
+		if u.varying[v] != nil {
 			return true
 		}
 	}
 	return false
 }
 
-func (u *uniformity) condRegs(in *isa.Instr) []string {
-	if in.Kind == isa.KindIndirectBranch {
-		return in.Uses()
-	}
-	if in.Guard.Reg == "" {
-		return nil
-	}
-	return []string{in.Guard.Reg}
-}
-
 func (u *uniformity) line(in *isa.Instr) string {
-	if u.g.Fset == nil || !in.Pos.IsValid() {
+	if in == nil || u.g.Fset == nil || !in.Pos.IsValid() {
 		return "-"
 	}
 	return fmt.Sprint(u.g.Fset.Position(in.Pos).Line)
 }
 
-// reason explains the classification of a branch.
+// reason explains the classification of a branch: the chain of values
+// from a seed to its condition, by the registers they are written to.
 func (u *uniformity) reason(in *isa.Instr) string {
-	regs := u.condRegs(in)
-	for _, r := range regs {
-		c := u.varying[r]
+	regs := condRegs(in)
+	for _, v := range u.condValues(in) {
+		c := u.varying[v]
 		if c == nil {
 			continue
 		}
+		r := strings.Join(regs, ", ")
 		var via []string
-		seen := map[string]bool{r: true}
-		for c.from != "" && !seen[c.from] {
+		seen := map[*values.Value]bool{v: true}
+		for c.from != nil && !seen[c.from] {
 			seen[c.from] = true
-			via = append(via, c.from)
+			if n := u.name[c.from]; n != "" && n != r && (len(via) == 0 || via[len(via)-1] != n) {
+				via = append(via, n)
+			}
 			next := u.varying[c.from]
 			if next == nil {
 				break
@@ -328,12 +430,13 @@ func (u *uniformity) reason(in *isa.Instr) string {
 			c = next
 		}
 		s := fmt.Sprintf("condition %s depends on %s (line %s)", r, c.why, u.line(c.in))
+		if c.in == nil {
+			s = fmt.Sprintf("condition %s depends on %s", r, c.why)
+		}
 		if len(via) > 0 {
 			// via runs from the condition towards the source; print it
 			// source first.
-			for i, j := 0, len(via)-1; i < j; i, j = i+1, j-1 {
-				via[i], via[j] = via[j], via[i]
-			}
+			slices.Reverse(via)
 			s += " via " + strings.Join(via, ", ")
 		}
 		return s
@@ -342,6 +445,17 @@ func (u *uniformity) reason(in *isa.Instr) string {
 		return "no condition"
 	}
 	return "condition " + strings.Join(regs, ", ") + " is warp-uniform"
+}
+
+// condRegs names the registers of a branch's condition.
+func condRegs(in *isa.Instr) []string {
+	if in.Kind == isa.KindIndirectBranch {
+		return in.Uses()
+	}
+	if in.Guard.Reg == "" {
+		return nil
+	}
+	return []string{in.Guard.Reg}
 }
 
 // region returns the divergent region of a branch ending block b with
@@ -411,18 +525,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// dialectOf guesses the dialect of a function (isa.Func does not record
-// it): SASS opcodes are upper case, PTX ones lower case.
-func dialectOf(fn *isa.Func) isa.Dialect {
-	for _, in := range fn.Instrs {
-		if in.Opcode != "" {
-			if c := in.Opcode[0]; c >= 'A' && c <= 'Z' {
-				return isa.DialectSASS
-			}
-			return isa.DialectPTX
-		}
-	}
-	return isa.DialectPTX
 }

@@ -27,7 +27,7 @@ by the other warps per resource (bound.SectionBound), and the block bound
 the longest path
 over the barriers under the loop bounds, each crossing charged the bound of
 the section it ends (docs/model.md, "Static multi-path analysis"). It needs the block dimensions (pass.Launch.Block).`,
-	Requires:   []*pass.Analyzer{cfg.Analyzer, divergence.Analyzer, loops.Analyzer},
+	Requires:   []*pass.Analyzer{cfg.InlineAnalyzer, divergence.Analyzer, loops.Analyzer},
 	ResultType: reflect.TypeOf((*Report)(nil)),
 	Run:        run,
 	Check:      func(r any) error { return r.(*Report).Check() },
@@ -55,32 +55,19 @@ func run(p *pass.Pass) (any, error) {
 	if p.Launch.Threads() == 0 {
 		return nil, &Error{Pos: position(p.Fset, p.Func.Pos), Msg: fmt.Sprintf("%s: missing launch configuration: the number of warps enters the bound; give --block DIMS", p.Func.Name)}
 	}
-	fn, inl, err := cfg.Inline(p.File, p.Func)
-	if ie, ok := err.(*cfg.InlineError); ok {
+	// The unit (device calls inlined), its divergence and its loop bounds
+	// come from the passes that computed them, on the one inlined graph.
+	u := p.ResultOf[cfg.InlineAnalyzer].(*cfg.Unit)
+	if ie := u.Err; ie != nil {
 		return nil, &Error{Pos: ie.Pos, Msg: ie.Msg, Unbounded: ie.Unbounded}
-	} else if err != nil {
-		return nil, err
 	}
-	var g *cfg.Graph
-	var info *divergence.Info
-	var lr *loops.Result
-	if fn == p.Func {
-		g = p.ResultOf[cfg.Analyzer].(*cfg.Graph)
-		info = p.ResultOf[divergence.Analyzer].(*divergence.Info)
-		lr = p.ResultOf[loops.Analyzer].(*loops.Result)
-	} else {
-		if g, err = cfg.Build(p.Fset, fn); err != nil {
-			return nil, err
-		}
-		if info, err = divergence.Analyze(g, p.Launch, divergence.OptionsOf(p.Inputs)); err != nil {
-			return nil, err
-		}
-		facts, _ := p.Inputs[loops.FactsInput].(*loops.Facts)
-		sha, _ := p.Inputs[loops.ListingSHAInput].(string)
-		if lr, err = loops.Compute(g, p.Launch, facts, sha); err != nil {
-			return nil, err
-		}
+	g := u.Graph
+	info := p.ResultOf[divergence.Analyzer].(*divergence.Info)
+	lr := p.ResultOf[loops.Analyzer].(*loops.Result)
+	if info.Graph != g {
+		return nil, fmt.Errorf("static: internal error: the divergence pass analysed another graph than the inlined unit")
 	}
+	inl := u.Inlined
 	strict, _ := p.Inputs[phases.StrictInput].(bool)
 	rep, eng, err := kernelStrict(p.HW, g, info, lr, inl, strict)
 	if eng != nil {

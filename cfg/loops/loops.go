@@ -13,6 +13,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 // Source says where a bound comes from.
@@ -381,7 +382,7 @@ irreducible regions, unresolved indirect branches and open facts are
 reported as errors (unbounded-loop, irreducible-loop,
 unresolved-indirect-branch, open-loop-fact); an annotation below a derived
 bound as a warning (annotation-below-derived).`,
-	Requires:   []*pass.Analyzer{cfg.Analyzer},
+	Requires:   []*pass.Analyzer{values.Analyzer},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 	Run:        run,
 	Format: func(w io.Writer, result any) error {
@@ -394,7 +395,7 @@ bound as a warning (annotation-below-derived).`,
 }
 
 func run(p *pass.Pass) (any, error) {
-	g := p.ResultOf[cfg.Analyzer].(*cfg.Graph)
+	g := p.ResultOf[values.Analyzer].(*values.Func).Graph
 	var facts *Facts
 	sha := ""
 	if v, ok := p.Inputs[FactsInput]; ok && v != nil {

@@ -519,6 +519,12 @@ func (p *parser) startFunc(pos token.Pos, name string, entry bool) {
 	p.endFunc(pos)
 	name = strings.Clone(name) // not a substring of the listing: see keep
 	fn := &isa.Func{Name: name, Pos: pos, Entry: entry, Labels: map[string]int{}}
+	// A SASS listing declares no parameters: they are read from the
+	// mangled name (pointers 8 bytes), named as in the PTX of the same
+	// build, so that --arg means the same for both (docs/sass.md).
+	if ps, ok := isa.MangledParams(name); ok {
+		fn.Params = ps
+	}
 	p.out.Funcs = append(p.out.Funcs, fn)
 	p.cur = &fnState{fn: fn, byOff: p.offBuf[:0]}
 	p.ctrlValid, p.ctrlLeft, p.ctrlBase = false, 0, -1

@@ -25,7 +25,7 @@ var depsLayers = [][]string{
 	// 2: control-flow graphs.
 	{"cfg", "cfg/cfgdot"},
 	// 3: values and loop bounds.
-	{"cfg/loops", "cfg/release"},
+	{"cfg/values", "cfg/loops", "cfg/release"},
 	// 4: divergence.
 	{"divergence"},
 	// 5: phases and the reference simulator.
@@ -46,7 +46,7 @@ var sameStage = map[string][]string{
 	"cfg/load":           {"cfg/ptx", "cfg/sass", "cfg/trace"},
 	"cfg/trace":          {"cfg/ptx"},
 	"cfg/cfgdot":         {"cfg"},
-	"cfg/loops":          {"cfg/release"},
+	"cfg/loops":          {"cfg/release", "cfg/values"},
 	"phases/sim/simtest": {"phases", "phases/sim"},
 	"bound/static":       {"bound"},
 	"bound/simcheck":     {"bound"},

@@ -1,0 +1,166 @@
+package values
+
+import (
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// Domain is an interpretation of values: per-lane concrete values
+// (Lanes), ranges over a launch (Range). Eval walks the value graph once
+// and calls one transfer function per operation.
+type Domain[V any] interface {
+	// Top is the value that says nothing, at width w.
+	Top(w int) V
+	// Const is the w-bit constant x.
+	Const(w int, x uint64) V
+	// Leaf interprets a parameter, special register, frame address,
+	// opaque or undefined value.
+	Leaf(v *Value) V
+	// Op is the transfer function of code at width w on operands of
+	// widths argW.
+	Op(code Code, w int, args []V, argW []int) V
+	// Phi joins the values of a phi's operands.
+	Phi(v *Value, args []V) V
+}
+
+// Evaluator evaluates values in a domain, memoised; cycles (a loop phi
+// that depends on itself) give Top.
+type Evaluator[V any] struct {
+	D    Domain[V]
+	memo map[*Value]V
+	busy map[*Value]bool
+}
+
+// NewEvaluator returns an evaluator in d.
+func NewEvaluator[V any](d Domain[V]) *Evaluator[V] {
+	return &Evaluator[V]{D: d, memo: map[*Value]V{}, busy: map[*Value]bool{}}
+}
+
+// Eval returns the interpretation of v.
+func (e *Evaluator[V]) Eval(v *Value) V {
+	if r, ok := e.memo[v]; ok {
+		return r
+	}
+	if e.busy[v] {
+		return e.D.Top(v.W)
+	}
+	var r V
+	switch v.Kind {
+	case VConst:
+		r = e.D.Const(v.W, v.Imm)
+	case VOp:
+		e.busy[v] = true
+		args := make([]V, len(v.Args))
+		ws := make([]int, len(v.Args))
+		for i, a := range v.Args {
+			args[i] = e.Eval(a)
+			ws[i] = a.W
+		}
+		delete(e.busy, v)
+		r = e.D.Op(v.Code, v.W, args, ws)
+	case VPhi:
+		e.busy[v] = true
+		args := make([]V, len(v.Args))
+		for i, a := range v.Args {
+			args[i] = e.Eval(a)
+		}
+		delete(e.busy, v)
+		r = e.D.Phi(v, args)
+	default:
+		r = e.D.Leaf(v)
+	}
+	e.memo[v] = r
+	return r
+}
+
+// Guard returns the value of in's guard predicate as read by in (before
+// negation), or nil when in is unguarded or not analysed.
+func (f *Func) Guard(in *isa.Instr) *Value {
+	if ii := f.info[in]; ii != nil {
+		return ii.guard
+	}
+	return nil
+}
+
+// Sem returns the decoded semantics of in, or nil when in is unreachable.
+func (f *Func) Sem(in *isa.Instr) *Sem {
+	if ii := f.info[in]; ii != nil {
+		return ii.sem
+	}
+	return nil
+}
+
+// Inputs returns the values of in's inputs (Sem(in).Ins).
+func (f *Func) Inputs(in *isa.Instr) []*Value {
+	if ii := f.info[in]; ii != nil {
+		return ii.ins
+	}
+	return nil
+}
+
+// Outputs returns the values in writes (Sem(in).Outs; nil for an output
+// the analysis does not follow, a store to memory it does not model).
+func (f *Func) Outputs(in *isa.Instr) []*Value {
+	if ii := f.info[in]; ii != nil {
+		return ii.outs
+	}
+	return nil
+}
+
+// Reads returns the values of the registers in reads (in.Uses(), SASS
+// special registers left out), as read by in.
+func (f *Func) Reads(in *isa.Instr) []*Value {
+	if ii := f.info[in]; ii != nil {
+		return ii.reads
+	}
+	return nil
+}
+
+// Block returns the block holding in, or nil when in is not analysed.
+func (f *Func) Block(in *isa.Instr) *cfg.Block {
+	if ii := f.info[in]; ii != nil {
+		return ii.block
+	}
+	return nil
+}
+
+// Output returns the value in writes to register r, or nil.
+func (f *Func) Output(in *isa.Instr, r string) *Value {
+	ii := f.info[in]
+	if ii == nil {
+		return nil
+	}
+	for k, o := range ii.sem.Outs {
+		if o.Kind == OutReg && o.Name == r {
+			return ii.outs[k]
+		}
+	}
+	return nil
+}
+
+// Locations returns the variables in reads and writes: registers, frame
+// cells ("frame:<frame>@<offset>") and parameter cells
+// ("param:<symbol>@<offset>"). A load from a promoted cell reads the cell;
+// an inlined callee's parameter load reads the caller's argument cell.
+func (f *Func) Locations(in *isa.Instr) (uses, defs []string) {
+	if ii := f.info[in]; ii != nil {
+		return ii.uses, ii.defs
+	}
+	return nil, nil
+}
+
+// AtEnd returns the value of variable v at the end of block b (a register
+// name or a cell name), read at width w.
+func (f *Func) AtEnd(b *cfg.Block, v string, w int) *Value {
+	if !b.Reachable {
+		return nil
+	}
+	x := resolve(f.b.read(v, b, f.varWidth(v, w)))
+	if x.W != w {
+		x = f.resize(nil, x, w, false)
+	}
+	return x
+}
+
+// Values returns every value of the function, by ID.
+func (f *Func) Values() []*Value { return f.values }

@@ -1,0 +1,277 @@
+package values
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// Frame slots (docs/model.md, Values: the local frame). Unoptimised code
+// keeps every variable in the function's local frame (PTX __local_depot,
+// SASS the stack at c[0x0][0x28]) and reloads it from there. A load or
+// store at the frame's address plus a constant is a variable of the SSA
+// form (a cell), provided the frame's address does not escape: it is only
+// ever used as the base of loads and stores, or offset (add, sub, cvta,
+// mov) into another such address. Then no other address can point into
+// the frame (local memory is private to the thread, and only its frame
+// pointer reaches it), so the cells are exact. A store at a frame address
+// plus an unknown offset (a local array) writes every cell of that frame
+// with an unknown value; a load from it is unknown. When the address
+// escapes (stored, passed to a call, compared, multiplied), no cell is
+// promoted: every frame load is unknown.
+
+// frameClass classifies an address value.
+type frameClass struct {
+	kind  uint8 // 0 not derived from a frame, 1 frame + constant, 2 frame + unknown, 3 escapes
+	frame string
+	off   int64
+}
+
+const (
+	notFrame uint8 = iota
+	frameConst
+	frameVar
+	frameEscape
+)
+
+func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
+	if c, ok := memo[v]; ok {
+		return c
+	}
+	memo[v] = frameClass{kind: frameVar} // cycles through phis: unknown offset
+	var c frameClass
+	switch v.Kind {
+	case VFrame:
+		c = frameClass{kind: frameConst, frame: v.Name}
+	case VPhi:
+		for _, a := range v.Args {
+			ac := f.classify(resolve(a), memo)
+			if ac.kind == notFrame {
+				continue
+			}
+			if ac.kind == frameEscape {
+				c = ac
+				break
+			}
+			c = frameClass{kind: frameVar, frame: ac.frame}
+		}
+	case VOp:
+		var fr []frameClass
+		for _, a := range v.Args {
+			fr = append(fr, f.classify(resolve(a), memo))
+		}
+		n := 0
+		for _, x := range fr {
+			if x.kind != notFrame {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+		case n > 1:
+			c = frameClass{kind: frameEscape}
+		default:
+			var x frameClass
+			for _, y := range fr {
+				if y.kind != notFrame {
+					x = y
+				}
+			}
+			switch v.Code {
+			case ZExt, SExt, Trunc:
+				c = x
+			case Add:
+				if x.kind == frameEscape {
+					c = x
+					break
+				}
+				other := v.Args[0]
+				if fr[0].kind != notFrame {
+					other = v.Args[1]
+				}
+				if k, ok := other.SignedConst(); ok && x.kind == frameConst {
+					c = frameClass{kind: frameConst, frame: x.frame, off: x.off + k}
+				} else {
+					c = frameClass{kind: frameVar, frame: x.frame}
+				}
+			case Sub:
+				if fr[0].kind == notFrame || x.kind == frameEscape {
+					c = frameClass{kind: frameEscape}
+					break
+				}
+				c = frameClass{kind: frameVar, frame: x.frame}
+			case Select:
+				if fr[0].kind != notFrame {
+					c = frameClass{kind: frameEscape}
+				} else {
+					c = frameClass{kind: frameVar, frame: x.frame}
+				}
+			default:
+				c = frameClass{kind: frameEscape}
+			}
+		}
+	}
+	memo[v] = c
+	return c
+}
+
+// frameCells decides, from the values of pass 1, which loads and stores
+// are frame cells.
+func (f *Func) frameCells() {
+	f.frameOut = map[*isa.Instr][]string{}
+	f.frameLoads = map[frameKey]string{}
+	f.clobber = map[*isa.Instr]string{}
+	f.frameOK = true
+	memo := map[*Value]frameClass{}
+	isFrame := func(v *Value) bool { return v != nil && f.classify(v, memo).kind != notFrame }
+	var ins []*isa.Instr
+	for in := range f.info {
+		ins = append(ins, in)
+	}
+	sort.Slice(ins, func(i, j int) bool { return ins[i].Index < ins[j].Index })
+	for _, in := range ins {
+		ii := f.info[in]
+		s := ii.sem
+		bases := map[int32]bool{}
+		for _, x := range s.Ins {
+			if x.Kind == InMem && x.Base >= 0 {
+				bases[x.Base] = true
+			}
+		}
+		for _, o := range s.Outs {
+			if o.Kind == OutMem && o.Base >= 0 {
+				bases[o.Base] = true
+			}
+		}
+		// Escapes: a frame-derived register read other than as an address
+		// base, by an instruction that does not compute another address.
+		for k, x := range s.Ins {
+			if x.Kind != InReg || bases[int32(k)] || !isFrame(ii.ins[k]) {
+				continue
+			}
+			addrOnly := len(s.Outs) > 0 && in.Kind == isa.KindOther
+			for i, o := range s.Outs {
+				if o.Kind != OutReg || ii.outs[i] == nil || !isFrame(ii.outs[i]) {
+					addrOnly = false
+				}
+			}
+			if !addrOnly {
+				f.frameOK = false
+				return
+			}
+		}
+		if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
+			continue
+		}
+		for k, x := range s.Ins {
+			if x.Kind != InMem || x.Base < 0 {
+				continue
+			}
+			c := f.classify(ii.ins[x.Base], memo)
+			if c.kind == frameConst {
+				f.frameLoads[frameKey{in, k}] = f.registerCell("frame:"+c.frame, c.off+x.Off, int64(x.W)/8)
+			}
+		}
+		outs := make([]string, len(s.Outs))
+		any := false
+		for k, o := range s.Outs {
+			if o.Kind != OutMem {
+				continue
+			}
+			if o.Base < 0 {
+				if o.Name == "?" {
+					f.clobber[in] = "*" // an unknown local address
+				}
+				continue
+			}
+			c := f.classify(ii.ins[o.Base], memo)
+			switch c.kind {
+			case frameConst:
+				outs[k] = f.registerCell("frame:"+c.frame, c.off+o.Off, int64(o.W)/8)
+				any = true
+			case frameVar:
+				f.clobber[in] = "frame:" + c.frame
+			case notFrame:
+				if o.Space == isa.SpaceLocal && f.Dialect == isa.DialectSASS {
+					f.clobber[in] = "*" // STL to an address not derived from the stack pointer
+				}
+			}
+		}
+		if any {
+			f.frameOut[in] = outs
+		}
+	}
+}
+
+// registerCell records a cell of base at [off, off+size) and returns its
+// name.
+func (f *Func) registerCell(base string, off, size int64) string {
+	name := f.cellName(base, off)
+	if f.cellsOf == nil {
+		f.cellsOf = map[string][]cellRef{}
+	}
+	for _, c := range f.cellsOf[base] {
+		if c.name == name && c.end-c.off >= size {
+			return name
+		}
+	}
+	f.cellsOf[base] = append(f.cellsOf[base], cellRef{name: name, off: off, end: off + max(size, 1)})
+	return name
+}
+
+// cellBase splits a cell name into its base and offset.
+func cellBase(cell string) (string, int64, bool) {
+	i := strings.LastIndexByte(cell, '@')
+	if i < 0 {
+		return "", 0, false
+	}
+	var off int64
+	if _, err := fmt.Sscan(cell[i+1:], &off); err != nil {
+		return "", 0, false
+	}
+	return cell[:i], off, true
+}
+
+// clobberOverlaps makes every other cell of cell's base that overlaps the
+// bytes a store to cell writes unknown.
+func (f *Func) clobberOverlaps(in *isa.Instr, blk *cfg.Block, cell string) {
+	base, off, ok := cellBase(cell)
+	if !ok {
+		return
+	}
+	size := int64(0)
+	for _, c := range f.cellsOf[base] {
+		if c.name == cell {
+			size = max(size, c.end-c.off)
+		}
+	}
+	if size == 0 {
+		size = 1
+	}
+	for _, c := range f.cellsOf[base] {
+		if c.name != cell && c.off < off+size && off < c.end {
+			old := f.b.read(c.name, blk, 8*int(c.end-c.off))
+			f.b.write(c.name, blk, f.opaque(in, 8*int(c.end-c.off), "a partial overwrite of "+c.name, old))
+		}
+	}
+}
+
+// clobberAll makes every cell of a frame ("*": of every frame) unknown.
+func (f *Func) clobberAll(in *isa.Instr, blk *cfg.Block, frame string) {
+	var bases []string
+	for b := range f.cellsOf {
+		if strings.HasPrefix(b, "frame:") && (frame == "*" || b == frame) {
+			bases = append(bases, b)
+		}
+	}
+	sort.Strings(bases)
+	for _, b := range bases {
+		for _, c := range f.cellsOf[b] {
+			old := f.b.read(c.name, blk, 8*int(c.end-c.off))
+			f.b.write(c.name, blk, f.opaque(in, 8*int(c.end-c.off), "a store to a local address the analysis does not follow", old))
+		}
+	}
+}

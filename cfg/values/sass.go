@@ -1,0 +1,1442 @@
+package values
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// SASS decoding (docs/model.md, Values). Registers R and UR are 32 bits,
+// predicates P and UP one bit; RZ/URZ read 0, PT/UPT read true. A 64-bit
+// value lives in a register pair (Rn, Rn+1), low word first. Operand
+// modifiers: -x (arithmetic negation; in a carry chain, ~x + 1), ~x
+// (bitwise complement), !P (predicate negation), |x| (absolute value),
+// .H0/.H1 (16-bit halves), .reuse (ignored). A constant-bank operand
+// c[b][o] is an input (InConst) that the value analysis maps to launch
+// dimensions and kernel arguments by the architecture's layout.
+
+// sop is a decoded SASS operand.
+type sop struct {
+	kind            sopKind
+	reg             string // register name
+	neg, inv, abs   bool   // -x, ~x, |x|
+	not             bool   // !P
+	half            int    // 0 none, 1 .H0, 2 .H1
+	imm             uint64
+	float           bool // the immediate is a float
+	f               float64
+	bank            int
+	off             int64
+	pair            bool // a .64 register operand
+	regs            []string
+	text            string
+	constBankRegIdx string // c[b][Rn]: not supported
+}
+
+type sopKind uint8
+
+const (
+	sBad sopKind = iota
+	sReg
+	sImm
+	sConst
+	sSpecial
+)
+
+func isPredName(r string) bool {
+	return strings.HasPrefix(r, "P") || strings.HasPrefix(r, "UP")
+}
+
+// readSop parses an operand as the SASS parser left it.
+func readSop(o isa.Operand) sop {
+	t := strings.TrimSpace(o.Text)
+	s := sop{text: t, regs: o.Regs}
+	if o.Neg {
+		s.not = true
+	}
+	for len(t) > 0 {
+		switch t[0] {
+		case '-':
+			s.neg = !s.neg
+			t = t[1:]
+			continue
+		case '~':
+			s.inv = !s.inv
+			t = t[1:]
+			continue
+		case '!':
+			s.not = true
+			t = t[1:]
+			continue
+		case '+':
+			t = t[1:]
+			continue
+		}
+		break
+	}
+	if strings.HasPrefix(t, "|") && strings.HasSuffix(t, "|") && len(t) > 2 {
+		s.abs = true
+		t = t[1 : len(t)-1]
+	}
+	// Suffixes.
+	for {
+		switch {
+		case strings.HasSuffix(t, ".reuse"):
+			t = strings.TrimSuffix(t, ".reuse")
+			continue
+		case strings.HasSuffix(t, ".H0"):
+			s.half, t = 1, strings.TrimSuffix(t, ".H0")
+			continue
+		case strings.HasSuffix(t, ".H1"):
+			s.half, t = 2, strings.TrimSuffix(t, ".H1")
+			continue
+		case strings.HasSuffix(t, ".64"):
+			s.pair, t = true, strings.TrimSuffix(t, ".64")
+			continue
+		}
+		break
+	}
+	switch o.Kind {
+	case isa.OpImm:
+		if v, ok := parseInt(t); ok {
+			s.kind, s.imm = sImm, v
+			if s.neg {
+				s.imm, s.neg = -s.imm, false
+			}
+			return s
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			s.kind, s.float, s.f = sImm, true, f
+			if s.neg {
+				s.f, s.neg = -s.f, false
+			}
+			return s
+		}
+		switch strings.ToUpper(t) {
+		case "+INF", "INF":
+			s.kind, s.float, s.f = sImm, true, math.Inf(1)
+		case "-INF":
+			s.kind, s.float, s.f = sImm, true, math.Inf(-1)
+		}
+		return s
+	case isa.OpSpecial:
+		s.kind, s.reg = sSpecial, strings.ToUpper(t)
+		return s
+	case isa.OpMem:
+		if strings.HasPrefix(t, "c[") {
+			// c[0x0][0x160], c[0x0] [0x8]
+			parts := strings.SplitN(strings.ReplaceAll(t[1:], " ", ""), "][", 2)
+			if len(parts) != 2 {
+				return s
+			}
+			b, ok1 := parseInt(strings.TrimPrefix(parts[0], "["))
+			offText := strings.TrimSuffix(parts[1], "]")
+			if offText == "RZ" || offText == "URZ" {
+				offText = "0"
+			}
+			off, ok2 := parseInt(offText)
+			if !ok1 || !ok2 {
+				s.constBankRegIdx = offText
+				return s
+			}
+			s.kind, s.bank, s.off = sConst, int(b), int64(off)
+		}
+		return s
+	case isa.OpReg:
+		switch strings.ToUpper(t) {
+		case "RZ", "URZ", "SRZ":
+			s.kind, s.imm = sImm, 0
+			return s
+		case "PT", "UPT":
+			s.kind, s.imm = sImm, 1
+			if s.not {
+				s.imm, s.not = 0, false
+			}
+			return s
+		}
+		if len(o.Regs) >= 1 {
+			s.kind, s.reg = sReg, o.Regs[0]
+			if strings.HasPrefix(strings.ToUpper(s.reg), "SR_") {
+				s.kind = sSpecial
+				s.reg = strings.ToUpper(s.reg)
+			}
+		}
+	}
+	return s
+}
+
+// sassDec decodes one SASS instruction.
+type sassDec struct {
+	builder
+	in   *isa.Instr
+	mods map[string]bool
+}
+
+// DecodeSASS decodes a SASS instruction (Volta and later forms, and the
+// common Maxwell/Pascal ones). Instructions it does not model write
+// opaque values to every register they define.
+func DecodeSASS(in *isa.Instr) *Sem {
+	d := &sassDec{builder: builder{s: &Sem{}}, in: in, mods: map[string]bool{}}
+	for _, m := range in.Mods {
+		d.mods[m] = true
+	}
+	d.decode()
+	return d.finish()
+}
+
+func (d *sassDec) opaque(why string) {
+	d.s.Ins, d.s.Nodes = nil, nil
+	d.s.Outs = d.s.Outs[:0]
+	d.bad = ""
+	for _, r := range d.in.Defs() {
+		d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: r, W: regW(r), Node: -1})
+	}
+	d.s.Opaque = why
+}
+
+func regW(r string) uint8 {
+	if isPredName(r) {
+		return 1
+	}
+	return 32
+}
+
+// val reads operand o as a w-bit value (32 or 64; 1 for predicates),
+// applying -x and ~x unless raw is set.
+func (d *sassDec) val(o isa.Operand, w int) int32 {
+	return d.sopVal(readSop(o), w, false)
+}
+
+func (d *sassDec) sopVal(s sop, w int, raw bool) int32 {
+	var x int32
+	switch s.kind {
+	case sImm:
+		if s.float {
+			return d.fail("float immediate %s", s.text)
+		}
+		x = d.konst(w, s.imm)
+	case sConst:
+		x = d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: uint8(w)})
+	case sSpecial:
+		info, ok := CanonSpecial(s.reg)
+		if !ok {
+			return d.fail("special register %s", s.reg)
+		}
+		x = d.resize(d.input(In{Kind: InSpecial, Name: info.Name, W: uint8(info.W)}), w, false)
+	case sReg:
+		if isPredName(s.reg) {
+			x = d.input(In{Kind: InReg, Name: s.reg, W: 1})
+			if s.not {
+				x = d.node(Not, 1, x)
+			}
+			return d.resize(x, w, false)
+		}
+		if w == 64 {
+			if len(s.regs) == 2 {
+				lo := d.input(In{Kind: InReg, Name: s.regs[0], W: 32})
+				hi := d.input(In{Kind: InReg, Name: s.regs[1], W: 32})
+				x = d.pair(lo, hi)
+			} else if nr, ok := nextReg(s.reg); ok {
+				lo := d.input(In{Kind: InReg, Name: s.reg, W: 32})
+				hi := d.input(In{Kind: InReg, Name: nr, W: 32})
+				x = d.pair(lo, hi)
+			} else {
+				return d.fail("register pair %s", s.text)
+			}
+		} else {
+			x = d.input(In{Kind: InReg, Name: s.reg, W: 32})
+		}
+	default:
+		return d.fail("operand %s", s.text)
+	}
+	if s.half != 0 {
+		if w != 32 {
+			return d.fail("half of %s", s.text)
+		}
+		if s.half == 2 {
+			x = d.node(LShr, 32, x, d.konst(32, 16))
+		}
+		x = d.node(ZExt, 32, d.node(Trunc, 16, x))
+	}
+	if raw {
+		return x
+	}
+	if s.abs {
+		x = d.node(Select, w, d.node(SLt, 1, x, d.konst(w, 0)), d.node(Neg, w, x), x)
+	}
+	if s.inv {
+		x = d.node(Not, w, x)
+	}
+	if s.neg {
+		x = d.node(Neg, w, x)
+	}
+	return x
+}
+
+// pair joins two 32-bit nodes into a 64-bit value.
+func (b *builder) pair(lo, hi int32) int32 {
+	return b.node(Or, 64, b.node(ZExt, 64, lo), b.node(Shl, 64, b.node(ZExt, 64, hi), b.konst(32, 32)))
+}
+
+// nextReg returns the register after r (R4 -> R5, UR6 -> UR7).
+func nextReg(r string) (string, bool) {
+	i := len(r)
+	for i > 0 && r[i-1] >= '0' && r[i-1] <= '9' {
+		i--
+	}
+	if i == len(r) || i == 0 {
+		return "", false
+	}
+	n, err := strconv.Atoi(r[i:])
+	if err != nil {
+		return "", false
+	}
+	p := r[:i]
+	if p != "R" && p != "UR" {
+		return "", false
+	}
+	return p + strconv.Itoa(n+1), true
+}
+
+// dstReg returns the register written by destination i ("" for RZ, PT or
+// a sink), and whether it is a register at all.
+func (d *sassDec) dstReg(i int) (string, bool) {
+	if i >= len(d.in.Dsts) {
+		return "", false
+	}
+	o := d.in.Dsts[i]
+	if o.Kind != isa.OpReg {
+		return "", false
+	}
+	switch strings.ToUpper(strings.TrimSuffix(strings.TrimSpace(o.Text), ".CC")) {
+	case "RZ", "URZ", "PT", "UPT":
+		return "", true
+	}
+	if len(o.Regs) == 0 {
+		return "", false
+	}
+	return o.Regs[0], true
+}
+
+// write writes a 32-bit (or 1-bit) value to destination i.
+func (d *sassDec) write(i int, n int32) bool {
+	r, ok := d.dstReg(i)
+	if !ok {
+		d.opaque(d.in.Op() + ": unexpected destination")
+		return false
+	}
+	if r != "" {
+		d.out(r, int(regW(r)), d.resize(n, int(regW(r)), false))
+	}
+	return true
+}
+
+// writePair writes a 64-bit value to the pair starting at destination i.
+func (d *sassDec) writePair(i int, n int32) bool {
+	r, ok := d.dstReg(i)
+	if !ok {
+		d.opaque(d.in.Op() + ": unexpected destination")
+		return false
+	}
+	if r == "" {
+		return true
+	}
+	hi, ok := nextReg(r)
+	if !ok {
+		d.opaque(d.in.Op() + ": no register pair")
+		return false
+	}
+	d.out(r, 32, d.node(Trunc, 32, n))
+	d.out(hi, 32, d.node(Trunc, 32, d.node(LShr, 64, n, d.konst(32, 32))))
+	return true
+}
+
+func (d *sassDec) srcs() []isa.Operand { return d.in.Srcs }
+
+func (d *sassDec) decode() {
+	in := d.in
+	op := strings.TrimPrefix(in.Opcode, "U") // UIADD3, UMOV, ULOP3... as their vector forms
+	if in.Opcode == "UMOV" || in.Opcode == "ULDC" {
+		op = in.Opcode
+	}
+	switch in.Kind {
+	case isa.KindLoad:
+		d.load()
+		return
+	case isa.KindStore:
+		d.store()
+		return
+	case isa.KindAtomic:
+		d.opaque("atomic " + in.Op())
+		return
+	case isa.KindOther:
+	default:
+		if len(in.Defs()) > 0 {
+			d.opaque(in.Op() + " is not an integer operation")
+		}
+		return
+	}
+	if in.Generic {
+		d.opaque("unknown opcode " + in.Op())
+		return
+	}
+	ss := in.Srcs
+	switch op {
+	case "MOV", "MOV32I", "UMOV", "R2UR":
+		if len(ss) < 1 || len(ss) > 2 {
+			d.opaque(in.Op())
+			return
+		}
+		d.write(0, d.val(ss[0], 32))
+	case "S2R", "CS2R":
+		if len(ss) != 1 {
+			d.opaque(in.Op())
+			return
+		}
+		s := readSop(ss[0])
+		if op == "CS2R" && (d.mods["32"] || !d.mods["64"] && len(in.Mods) == 0) {
+			// CS2R Rd, SRZ zeroes a pair; CS2R.32 reads 32 bits.
+		}
+		if op == "CS2R" && !d.mods["32"] {
+			if s.kind == sImm {
+				d.writePair(0, d.konst(64, 0))
+				return
+			}
+			info, ok := CanonSpecial(s.reg)
+			if !ok {
+				d.opaque("special register " + s.reg)
+				return
+			}
+			if info.W == 64 {
+				d.writePair(0, d.input(In{Kind: InSpecial, Name: info.Name, W: 64}))
+				return
+			}
+			if info.Name == "clock" {
+				d.writePair(0, d.input(In{Kind: InSpecial, Name: "clock64", W: 64}))
+				return
+			}
+			d.opaque(in.Op())
+			return
+		}
+		d.write(0, d.sopVal(s, 32, false))
+	case "IMAD":
+		d.imad()
+	case "IADD3":
+		d.iadd3()
+	case "VIADD":
+		if len(ss) != 2 || len(in.Mods) > 0 {
+			d.opaque(in.Op())
+			return
+		}
+		d.write(0, d.node(Add, 32, d.val(ss[0], 32), d.val(ss[1], 32)))
+	case "IADD32I":
+		d.iaddOld()
+	case "LEA":
+		d.lea()
+	case "LOP3":
+		d.lop3i()
+	case "SHF":
+		d.shfSASS()
+	case "ISETP":
+		d.isetp()
+	case "PLOP3":
+		d.plop3()
+	case "SEL", "FSEL":
+		if len(ss) != 3 {
+			d.opaque(in.Op())
+			return
+		}
+		for _, o := range ss[:2] {
+			if s := readSop(o); op == "FSEL" && (s.neg || s.abs || s.float) {
+				d.opaque("FSEL with a float operand modifier")
+				return
+			}
+		}
+		d.write(0, d.node(Select, 32, d.val(ss[2], 1), d.val(ss[0], 32), d.val(ss[1], 32)))
+	case "IMNMX", "VIMNMX":
+		if len(ss) != 3 {
+			d.opaque(in.Op())
+			return
+		}
+		signed := !d.mods["U32"]
+		code := map[bool][2]Code{true: {SMin, SMax}, false: {UMin, UMax}}[signed]
+		a, b := d.val(ss[0], 32), d.val(ss[1], 32)
+		d.write(0, d.node(Select, 32, d.val(ss[2], 1), d.node(code[0], 32, a, b), d.node(code[1], 32, a, b)))
+	case "IABS":
+		if len(ss) != 1 {
+			d.opaque(in.Op())
+			return
+		}
+		a := d.val(ss[0], 32)
+		d.write(0, d.node(Select, 32, d.node(SLt, 1, a, d.konst(32, 0)), d.node(Neg, 32, a), a))
+	case "POPC":
+		if len(ss) != 1 {
+			d.opaque(in.Op())
+			return
+		}
+		d.write(0, d.node(Popc, 32, d.val(ss[0], 32)))
+	case "BREV":
+		if len(ss) != 1 {
+			d.opaque(in.Op())
+			return
+		}
+		d.write(0, d.node(Brev, 32, d.val(ss[0], 32)))
+	case "FLO":
+		if len(ss) != 1 || !d.mods["U32"] || len(in.Mods) != 1 {
+			d.opaque(in.Op())
+			return
+		}
+		// The index of the most significant one, 0xffffffff for 0.
+		d.write(0, d.node(Sub, 32, d.konst(32, 31), d.node(Clz, 32, d.val(ss[0], 32))))
+	case "PRMT":
+		if len(ss) != 3 || len(in.Mods) != 0 || ss[1].Kind != isa.OpImm {
+			d.opaque("PRMT with a mode or a register selector")
+			return
+		}
+		sel, _ := parseInt(ss[1].Text)
+		d.write(0, d.prmtSel(sel, d.val(ss[0], 32), d.val(ss[2], 32)))
+	case "HFMA2":
+		d.hfma2Const()
+	case "R2P":
+		d.r2p()
+	case "P2R":
+		d.p2r()
+	case "SHL", "SHR":
+		d.shiftOld(op)
+	case "IADD":
+		d.iaddOld()
+	case "XMAD":
+		d.xmad()
+	case "LOP", "LOP32I":
+		d.lopOld()
+	case "BFE":
+		d.bfeOld()
+	case "ISCADD":
+		if len(ss) != 3 || len(in.Mods) != 0 || len(in.Dsts) != 1 || ss[2].Kind != isa.OpImm {
+			d.opaque(in.Op())
+			return
+		}
+		k, _ := parseInt(ss[2].Text)
+		sum := d.node(Add, 33, d.resize(d.node(Shl, 32, d.val(ss[0], 32), d.konst(32, k&31)), 33, false), d.resize(d.val(ss[1], 32), 33, false))
+		d.write(0, d.node(Trunc, 32, sum))
+		if strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
+			d.out("CC", 1, d.node(Trunc, 1, d.node(LShr, 33, sum, d.konst(32, 32))))
+		}
+	case "ULDC":
+		d.constLoad()
+	default:
+		if len(in.Defs()) > 0 {
+			d.opaque(in.Op() + " is not modelled")
+		}
+	}
+}
+
+// prmtSel is the byte permutation of b:a by an immediate selector.
+func (b *builder) prmtSel(c uint64, x, y int32) int32 {
+	pair := b.pair(x, y)
+	var acc int32 = -1
+	for i := 0; i < 4; i++ {
+		sel := c >> (4 * i) & 0xf
+		byt := b.node(Trunc, 8, b.node(LShr, 64, pair, b.konst(32, 8*(sel&7))))
+		if sel&8 != 0 {
+			byt = b.node(AShr, 8, byt, b.konst(32, 7))
+		}
+		v := b.node(Shl, 32, b.node(ZExt, 32, byt), b.konst(32, uint64(8*i)))
+		if acc < 0 {
+			acc = v
+		} else {
+			acc = b.node(Or, 32, acc, v)
+		}
+	}
+	return acc
+}
+
+// imad: IMAD[.MOV|.IADD|.SHL][.U32] d, a, b, c = a*b + c;
+// IMAD.HI[.U32] d, a, b, c = hi(a*b) + c; IMAD.WIDE[.U32] d:d+1 = a*b + c:c+1;
+// IMAD.X d, a, b, c, P = a*b + c + P.
+func (d *sassDec) imad() {
+	in, ss := d.in, d.in.Srcs
+	m := d.mods
+	for k := range m {
+		switch k {
+		case "MOV", "IADD", "SHL", "U32", "HI", "WIDE", "X":
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	nd := 1
+	carryOut := ""
+	if len(in.Dsts) == 2 {
+		r, ok := d.dstReg(1)
+		if !ok || r != "" && !isPredName(r) {
+			d.opaque(in.Op())
+			return
+		}
+		carryOut = r
+		nd = 2
+	}
+	if len(in.Dsts) > nd {
+		d.opaque(in.Op())
+		return
+	}
+	signed := !m["U32"]
+	switch {
+	case m["WIDE"]:
+		if len(ss) != 3 || m["HI"] || m["X"] || carryOut != "" {
+			d.opaque(in.Op())
+			return
+		}
+		a := d.resize(d.val(ss[0], 32), 64, signed)
+		b := d.resize(d.val(ss[1], 32), 64, signed)
+		c := d.val(ss[2], 64)
+		d.writePair(0, d.node(Add, 64, d.node(Mul, 64, a, b), c))
+	case m["HI"]:
+		if len(ss) != 3 || m["X"] || carryOut != "" {
+			d.opaque(in.Op())
+			return
+		}
+		code := MulHiS
+		if !signed {
+			code = MulHiU
+		}
+		d.write(0, d.node(Add, 32, d.node(code, 32, d.val(ss[0], 32), d.val(ss[1], 32)), d.val(ss[2], 32)))
+	default:
+		want := 3
+		if m["X"] {
+			want = 4
+		}
+		if len(ss) != want {
+			d.opaque(in.Op())
+			return
+		}
+		p := d.node(Mul, 33, d.resize(d.val(ss[0], 32), 33, false), d.resize(d.val(ss[1], 32), 33, false))
+		// The carry out of a*b + c is that of the low 32 bits of the
+		// product plus c.
+		p = d.node(ZExt, 33, d.node(Trunc, 32, p))
+		s := d.node(Add, 33, p, d.resize(d.val(ss[2], 32), 33, false))
+		if m["X"] {
+			s = d.node(Add, 33, s, d.resize(d.val(ss[3], 1), 33, false))
+		}
+		d.write(0, d.node(Trunc, 32, s))
+		if carryOut != "" {
+			d.out(carryOut, 1, d.node(Trunc, 1, d.node(LShr, 33, s, d.konst(32, 32))))
+		}
+	}
+}
+
+// iadd3: IADD3 d[, P0[, P1]], a, b, c: d = a + b + c, P0 the carry out;
+// IADD3.X d[, P0], a, b, c, Pin0, Pin1: d = a + b + c + Pin0 + Pin1.
+// In a non-.X sum, -x adds ~x + 1, so that the carry is that of the
+// two's-complement subtraction.
+func (d *sassDec) iadd3() {
+	in := d.in
+	ss := in.Srcs
+	if len(ss) == 5 && !d.mods["X"] && isTrue(ss[0]) && isTrue(ss[1]) {
+		ss = ss[2:] // CUDA 13: IADD3 d, PT, PT, a, b, c
+	}
+	x := d.mods["X"]
+	if len(in.Mods) > 1 || len(in.Mods) == 1 && !x {
+		d.opaque(in.Op())
+		return
+	}
+	want := 3
+	if x {
+		want = 5
+	}
+	if len(ss) != want {
+		d.opaque(in.Op())
+		return
+	}
+	// Carry-out predicates.
+	var carries []string
+	for i := 1; i < len(in.Dsts); i++ {
+		r, ok := d.dstReg(i)
+		if !ok || r != "" && !isPredName(r) {
+			d.opaque(in.Op())
+			return
+		}
+		carries = append(carries, r)
+	}
+	var sum int32 = -1
+	for _, o := range ss[:3] {
+		s := readSop(o)
+		var v int32
+		if s.neg && x {
+			d.opaque("IADD3.X with a negated operand")
+			return
+		}
+		if s.neg {
+			s.neg = false
+			s.inv = !s.inv
+			v = d.node(Add, 34, d.resize(d.sopVal(s, 32, false), 34, false), d.konst(34, 1))
+		} else {
+			v = d.resize(d.sopVal(s, 32, false), 34, false)
+		}
+		if sum < 0 {
+			sum = v
+		} else {
+			sum = d.node(Add, 34, sum, v)
+		}
+	}
+	if x {
+		for _, o := range ss[3:] {
+			sum = d.node(Add, 34, sum, d.resize(d.val(o, 1), 34, false))
+		}
+	}
+	d.write(0, d.node(Trunc, 32, sum))
+	for i, p := range carries {
+		if p == "" {
+			continue
+		}
+		if i > 0 {
+			d.out(p, 1, -1) // the second carry: not modelled
+			d.s.Opaque = "the second carry of IADD3"
+			continue
+		}
+		// The carry out of the 32-bit sum (at most one when the third
+		// operand is zero; two carries otherwise are not modelled).
+		if s := readSop(ss[2]); !(s.kind == sImm && s.imm == 0 && !s.neg && !s.inv) {
+			d.out(p, 1, -1)
+			d.s.Opaque = "the carry of a three-operand IADD3"
+			continue
+		}
+		d.out(p, 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
+	}
+}
+
+func isTrue(o isa.Operand) bool {
+	s := readSop(o)
+	return s.kind == sImm && s.imm == 1 && strings.Contains(strings.ToUpper(o.Text), "PT")
+}
+
+// lea: LEA d[, P], a, b, k = (a << k) + b (P the carry);
+// LEA.HI d, a, b, c, k = b + hi32((c:a) << k); LEA.HI.X d, a, b, c, k, P
+// adds the carry P; LEA.HI.X.SX32 d, a, b, k, P takes c = sign of a.
+func (d *sassDec) lea() {
+	in, ss, m := d.in, d.in.Srcs, d.mods
+	for k := range m {
+		switch k {
+		case "HI", "X", "SX32":
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	carry := ""
+	if len(in.Dsts) == 2 {
+		r, ok := d.dstReg(1)
+		if !ok || r != "" && !isPredName(r) {
+			d.opaque(in.Op())
+			return
+		}
+		carry = r
+	} else if len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	if !m["HI"] {
+		want := 3
+		if m["X"] {
+			want = 4
+		}
+		if len(ss) != want || ss[2].Kind != isa.OpImm {
+			d.opaque(in.Op())
+			return
+		}
+		k, _ := parseInt(ss[2].Text)
+		a := d.resize(d.node(Shl, 32, d.val(ss[0], 32), d.konst(32, k&31)), 33, false)
+		s := d.node(Add, 33, a, d.resize(d.val(ss[1], 32), 33, false))
+		if m["X"] {
+			s = d.node(Add, 33, s, d.resize(d.val(ss[3], 1), 33, false))
+		}
+		d.write(0, d.node(Trunc, 32, s))
+		if carry != "" {
+			d.out(carry, 1, d.node(Trunc, 1, d.node(LShr, 33, s, d.konst(32, 32))))
+		}
+		return
+	}
+	if carry != "" {
+		d.opaque(in.Op() + " with a carry out")
+		return
+	}
+	var a, b, c int32
+	var kOp isa.Operand
+	var pin int32 = -1
+	switch {
+	case m["SX32"]:
+		if len(ss) != 3 && len(ss) != 4 {
+			d.opaque(in.Op())
+			return
+		}
+		a, b = d.val(ss[0], 32), d.val(ss[1], 32)
+		c = d.node(AShr, 32, a, d.konst(32, 31))
+		kOp = ss[2]
+		if len(ss) == 4 {
+			pin = d.val(ss[3], 1)
+		}
+	default:
+		if len(ss) != 4 && len(ss) != 5 {
+			d.opaque(in.Op())
+			return
+		}
+		a, b, c = d.val(ss[0], 32), d.val(ss[1], 32), d.val(ss[2], 32)
+		kOp = ss[3]
+		if len(ss) == 5 {
+			pin = d.val(ss[4], 1)
+		}
+	}
+	if m["X"] != (pin >= 0) && d.bad == "" {
+		d.opaque(in.Op())
+		return
+	}
+	if kOp.Kind != isa.OpImm {
+		d.opaque(in.Op() + " with a register shift")
+		return
+	}
+	k, _ := parseInt(kOp.Text)
+	if k > 31 {
+		d.opaque(in.Op() + " shift")
+		return
+	}
+	hi := d.node(Trunc, 32, d.node(LShr, 64, d.node(Shl, 64, d.pair(a, c), d.konst(32, k)), d.konst(32, 32)))
+	r := d.node(Add, 32, b, hi)
+	if pin >= 0 {
+		r = d.node(Add, 32, r, d.resize(pin, 32, false))
+	}
+	d.write(0, r)
+}
+
+// lop3i: LOP3.LUT [P,] d, a, b, c, lut, Pq: d = lut(a, b, c); a
+// predicate result is not modelled.
+func (d *sassDec) lop3i() {
+	in, ss := d.in, d.in.Srcs
+	if !d.mods["LUT"] || len(in.Mods) != 1 || len(ss) != 5 || ss[3].Kind != isa.OpImm {
+		d.opaque(in.Op())
+		return
+	}
+	lut, _ := parseInt(ss[3].Text)
+	r := d.lop3(32, uint8(lut), d.val(ss[0], 32), d.val(ss[1], 32), d.val(ss[2], 32))
+	for i := range in.Dsts {
+		reg, ok := d.dstReg(i)
+		if !ok {
+			d.opaque(in.Op())
+			return
+		}
+		if reg == "" {
+			continue
+		}
+		if isPredName(reg) {
+			d.out(reg, 1, -1)
+			d.s.Opaque = "the predicate result of LOP3"
+			continue
+		}
+		d.out(reg, 32, r)
+	}
+}
+
+// shfSASS: SHF.{L,R}.{U32,S32,U64,S64}[.HI][.W] d, lo, k, hi: the funnel
+// shift of hi:lo; .HI keeps the high word, else the low word.
+func (d *sassDec) shfSASS() {
+	in, ss, m := d.in, d.in.Srcs, d.mods
+	if len(ss) != 3 {
+		d.opaque(in.Op())
+		return
+	}
+	left := m["L"]
+	if left == m["R"] {
+		d.opaque(in.Op())
+		return
+	}
+	signed := m["S32"] || m["S64"]
+	wide := m["U64"] || m["S64"]
+	if !(m["U32"] || m["S32"] || wide) {
+		d.opaque(in.Op())
+		return
+	}
+	lo, hi := d.val(ss[0], 32), d.val(ss[2], 32)
+	pair := d.pair(lo, hi)
+	var n int32
+	if ss[1].Kind == isa.OpImm {
+		k, _ := parseInt(ss[1].Text)
+		lim := uint64(32)
+		if wide {
+			lim = 64
+		}
+		if m["W"] {
+			k &= lim - 1
+		} else if k > lim {
+			k = lim
+		}
+		n = d.konst(32, k)
+	} else {
+		// A register shift is defined here only below 32 (the clamp and
+		// wrap modes differ above).
+		k := d.val(ss[1], 32)
+		n = k
+		defer func() {
+			if len(d.s.Outs) == 1 && d.s.Outs[0].Node >= 0 {
+				o := &d.s.Outs[0]
+				o.Node = d.node(Select, 32, d.node(ULt, 1, k, d.konst(32, 32)), o.Node, d.node(Unknown, 32))
+			}
+		}()
+	}
+	var r int32
+	switch {
+	case left:
+		r = d.node(Shl, 64, pair, n)
+	case signed:
+		r = d.node(AShr, 64, pair, n)
+	default:
+		r = d.node(LShr, 64, pair, n)
+	}
+	if m["HI"] {
+		r = d.node(LShr, 64, r, d.konst(32, 32))
+	}
+	d.write(0, d.node(Trunc, 32, r))
+}
+
+// isetp: ISETP.cmp[.U32].{AND,OR,XOR}[.EX] P, Q, a, b, c[, e].
+func (d *sassDec) isetp() {
+	in, ss := d.in, d.in.Srcs
+	if len(in.Mods) < 2 {
+		d.opaque(in.Op())
+		return
+	}
+	cmpOp := in.Mods[0]
+	signed, ex := true, false
+	boolOp := ""
+	for _, m := range in.Mods[1:] {
+		switch m {
+		case "U32":
+			signed = false
+		case "EX":
+			ex = true
+		case "AND", "OR", "XOR":
+			boolOp = m
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	want := 3
+	if ex {
+		want = 4
+	}
+	if boolOp == "" || len(ss) != want || len(in.Dsts) != 2 {
+		d.opaque(in.Op())
+		return
+	}
+	a, b := d.val(ss[0], 32), d.val(ss[1], 32)
+	c := d.val(ss[2], 1)
+	var r, nr int32
+	if ex {
+		e := d.val(ss[3], 1)
+		eq := d.node(Eq, 1, a, b)
+		var strict string
+		switch strings.ToLower(cmpOp) {
+		case "lt", "le":
+			strict = "lt"
+		case "gt", "ge":
+			strict = "gt"
+		}
+		switch strings.ToLower(cmpOp) {
+		case "eq":
+			r = d.node(And, 1, eq, e)
+		case "ne":
+			r = d.node(Or, 1, d.node(Not, 1, eq), e)
+		case "lt", "le", "gt", "ge":
+			r = d.node(Or, 1, d.cmp(strict, signed, a, b), d.node(And, 1, eq, e))
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	} else {
+		r = d.cmp(cmpOp, signed, a, b)
+		if r < 0 && d.bad == "" {
+			d.opaque(in.Op())
+			return
+		}
+	}
+	nr = d.node(Not, 1, r)
+	code := map[string]Code{"AND": And, "OR": Or, "XOR": Xor}[boolOp]
+	r, nr = d.node(code, 1, r, c), d.node(code, 1, nr, c)
+	d.write(0, r)
+	d.write(1, nr)
+}
+
+// plop3: PLOP3.LUT P, Q, a, b, c, lut, lut2.
+func (d *sassDec) plop3() {
+	in, ss := d.in, d.in.Srcs
+	if !d.mods["LUT"] || len(ss) != 5 || len(in.Dsts) != 2 || ss[3].Kind != isa.OpImm || ss[4].Kind != isa.OpImm {
+		d.opaque(in.Op())
+		return
+	}
+	l1, _ := parseInt(ss[3].Text)
+	l2, _ := parseInt(ss[4].Text)
+	a, b, c := d.val(ss[0], 1), d.val(ss[1], 1), d.val(ss[2], 1)
+	d.write(0, d.lop3(1, uint8(l1), a, b, c))
+	d.write(1, d.lop3(1, uint8(l2), a, b, c))
+}
+
+// hfma2Const: HFMA2.MMA d, -RZ, RZ, h1, h0 (and HFMA2) is the constant
+// whose halves are h1 (high) and h0 (low): -0 * 0 + h = h exactly.
+func (d *sassDec) hfma2Const() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 4 || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	s0, s1 := readSop(ss[0]), readSop(ss[1])
+	if s0.kind != sImm || s0.imm != 0 || s0.float || s1.kind != sImm || s1.imm != 0 || s1.float {
+		d.opaque(in.Op() + " is a floating-point operation")
+		return
+	}
+	var halves [2]uint64
+	for i, o := range ss[2:] {
+		s := readSop(o)
+		if s.kind != sImm {
+			d.opaque(in.Op() + " is a floating-point operation")
+			return
+		}
+		f := float64(s.imm)
+		if s.float {
+			f = s.f
+		} else if s.imm != 0 {
+			f = float64(int64(s.imm))
+		}
+		h, ok := toHalf(f)
+		if !ok {
+			d.opaque("HFMA2 constant " + o.Text)
+			return
+		}
+		halves[i] = h
+	}
+	d.write(0, d.konst(32, halves[0]<<16|halves[1]))
+}
+
+// toHalf returns the IEEE binary16 bits of f when f is exactly a half
+// value (or -0).
+func toHalf(f float64) (uint64, bool) {
+	if f == 0 {
+		if math.Signbit(f) {
+			return 0x8000, true
+		}
+		return 0, true
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	var sign uint64
+	if f < 0 {
+		sign, f = 0x8000, -f
+	}
+	// Subnormals: multiples of 2^-24 below 2^-14.
+	if f < math.Ldexp(1, -14) {
+		m := f / math.Ldexp(1, -24)
+		if m != math.Trunc(m) || m >= 1024 {
+			return 0, false
+		}
+		return sign | uint64(m), true
+	}
+	fr, e := math.Frexp(f) // f = fr * 2^e, fr in [0.5, 1)
+	e--                    // f = (2 fr) * 2^e
+	if e > 15 {
+		return 0, false
+	}
+	m := (2*fr - 1) * 1024
+	if m != math.Trunc(m) {
+		return 0, false
+	}
+	return sign | uint64(e+15)<<10 | uint64(m), true
+}
+
+// r2p: R2P PR, a, mask writes P_i = bit i of a (of byte k with .Bk) for
+// the bits of mask.
+func (d *sassDec) r2p() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 2 || ss[1].Kind != isa.OpImm || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	shift := uint64(0)
+	for _, m := range in.Mods {
+		switch m {
+		case "B1":
+			shift = 8
+		case "B2":
+			shift = 16
+		case "B3":
+			shift = 24
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	pfx := "P"
+	if strings.HasPrefix(strings.ToUpper(in.Dsts[0].Text), "UPR") {
+		pfx = "UP"
+	}
+	mask, _ := parseInt(ss[1].Text)
+	a := d.val(ss[0], 32)
+	for i := 0; i < 7; i++ {
+		if mask>>uint(i)&1 == 0 {
+			continue
+		}
+		bit := d.node(Trunc, 1, d.node(LShr, 32, a, d.konst(32, shift+uint64(i))))
+		d.out(pfx+strconv.Itoa(i), 1, bit)
+	}
+}
+
+// p2r: P2R d, PR, a, mask = (a & ~m) | (packed predicates & m), m = mask
+// shifted to byte k with .Bk.
+func (d *sassDec) p2r() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 3 || ss[2].Kind != isa.OpImm || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	shift := uint64(0)
+	for _, m := range in.Mods {
+		switch m {
+		case "B1":
+			shift = 8
+		case "B2":
+			shift = 16
+		case "B3":
+			shift = 24
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	pfx := "P"
+	if strings.HasPrefix(strings.ToUpper(ss[0].Text), "UPR") {
+		pfx = "UP"
+	}
+	mask, _ := parseInt(ss[2].Text)
+	mask &= 0x7f
+	var packed int32 = d.konst(32, 0)
+	for i := 0; i < 7; i++ {
+		if mask>>uint(i)&1 == 0 {
+			continue
+		}
+		p := d.node(ZExt, 32, d.input(In{Kind: InReg, Name: pfx + strconv.Itoa(i), W: 1}))
+		packed = d.node(Or, 32, packed, d.node(Shl, 32, p, d.konst(32, uint64(i)+shift)))
+	}
+	m := mask << shift
+	a := d.val(ss[1], 32)
+	d.write(0, d.node(Or, 32, d.node(And, 32, a, d.konst(32, ^m)), packed))
+}
+
+// shiftOld: Maxwell SHL d, a, k and SHR[.U32] d, a, k (clamped at 32).
+func (d *sassDec) shiftOld(op string) {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 2 || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	code := Shl
+	switch {
+	case op == "SHR" && d.mods["U32"]:
+		code = LShr
+	case op == "SHR":
+		code = AShr
+	}
+	for m := range d.mods {
+		if m != "U32" {
+			d.opaque(in.Op())
+			return
+		}
+	}
+	d.write(0, d.node(code, 32, d.val(ss[0], 32), d.val(ss[1], 32)))
+}
+
+// iaddOld: Maxwell IADD[.X] d[.CC], a, b: d = a + b (+ CC with .X); a
+// .CC destination also writes the carry CC. IADD32I likewise.
+func (d *sassDec) iaddOld() {
+	in, ss := d.in, d.in.Srcs
+	x := d.mods["X"]
+	if len(ss) != 2 || len(in.Mods) > 1 || len(in.Mods) == 1 && !x || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	for _, o := range ss {
+		if s := readSop(o); s.neg && x {
+			d.opaque("IADD.X with a negated operand")
+			return
+		}
+	}
+	// -x adds ~x + 1, so that the carry is that of the subtraction.
+	var sum int32 = -1
+	for _, o := range ss {
+		s := readSop(o)
+		var v int32
+		if s.neg {
+			s.neg, s.inv = false, !s.inv
+			v = d.node(Add, 34, d.resize(d.sopVal(s, 32, false), 34, false), d.konst(34, 1))
+		} else {
+			v = d.resize(d.sopVal(s, 32, false), 34, false)
+		}
+		if sum < 0 {
+			sum = v
+		} else {
+			sum = d.node(Add, 34, sum, v)
+		}
+	}
+	if x {
+		sum = d.node(Add, 34, sum, d.resize(d.input(In{Kind: InReg, Name: "CC", W: 1}), 34, false))
+	}
+	d.write(0, d.node(Trunc, 32, sum))
+	if strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
+		d.out("CC", 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
+	}
+}
+
+// xmad: Maxwell/Pascal XMAD d, a[.H1], b[.H1], c: the 16 x 16-bit product
+// of the selected halves (unsigned), shifted left 16 with .PSL, plus c
+// (.CLO: its low half, .CHI: its high half, .CBCC: c + (b << 16)); .MRG
+// replaces the high half of the result by the low half of b. Carries
+// (.CC destinations, .X) are not modelled.
+func (d *sassDec) xmad() {
+	in, ss, m := d.in, d.in.Srcs, d.mods
+	if len(ss) != 3 || len(in.Dsts) != 1 || strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
+		d.opaque(in.Op())
+		return
+	}
+	for k := range m {
+		switch k {
+		case "PSL", "MRG", "CBCC", "CLO", "CHI":
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	sa, sb, sc := readSop(ss[0]), readSop(ss[1]), readSop(ss[2])
+	if sa.neg || sb.neg || sc.neg || sa.inv || sb.inv || sc.inv || sc.half != 0 {
+		d.opaque(in.Op())
+		return
+	}
+	a := d.sopVal(sa, 32, false) // the selected half, zero-extended
+	b := d.sopVal(sb, 32, false)
+	rawB := sb
+	rawB.half = 0
+	braw := d.sopVal(rawB, 32, false)
+	c := d.sopVal(sc, 32, false)
+	if sa.half == 0 {
+		a = d.node(And, 32, a, d.konst(32, 0xffff))
+	}
+	if sb.half == 0 {
+		b = d.node(And, 32, b, d.konst(32, 0xffff))
+	}
+	p := d.node(Mul, 32, a, b)
+	if m["PSL"] {
+		p = d.node(Shl, 32, p, d.konst(32, 16))
+	}
+	switch {
+	case m["CLO"]:
+		c = d.node(And, 32, c, d.konst(32, 0xffff))
+	case m["CHI"]:
+		c = d.node(LShr, 32, c, d.konst(32, 16))
+	}
+	if m["CBCC"] {
+		c = d.node(Add, 32, c, d.node(Shl, 32, braw, d.konst(32, 16)))
+	}
+	r := d.node(Add, 32, p, c)
+	if m["MRG"] {
+		r = d.node(Or, 32, d.node(And, 32, r, d.konst(32, 0xffff)), d.node(Shl, 32, braw, d.konst(32, 16)))
+	}
+	d.write(0, r)
+}
+
+// lopOld: LOP.{AND,OR,XOR,PASS_B} d, a, b and LOP32I.{AND,OR,XOR} d, a, imm
+// (~ operands complemented).
+func (d *sassDec) lopOld() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 2 || len(in.Mods) != 1 || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	a, b := d.val(ss[0], 32), d.val(ss[1], 32)
+	switch in.Mods[0] {
+	case "AND":
+		d.write(0, d.node(And, 32, a, b))
+	case "OR":
+		d.write(0, d.node(Or, 32, a, b))
+	case "XOR":
+		d.write(0, d.node(Xor, 32, a, b))
+	case "PASS_B":
+		d.write(0, b)
+	default:
+		d.opaque(in.Op())
+	}
+}
+
+// bfeOld: BFE[.U32] d, a, b with an immediate b = pos | len << 8 inside
+// the value.
+func (d *sassDec) bfeOld() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 2 || ss[1].Kind != isa.OpImm || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	signed := true
+	for k := range d.mods {
+		if k != "U32" {
+			d.opaque(in.Op())
+			return
+		}
+		signed = false
+	}
+	v, _ := parseInt(ss[1].Text)
+	pos, n := v&0xff, v>>8&0xff
+	if n == 0 || pos+n > 32 {
+		d.opaque("BFE outside the value")
+		return
+	}
+	x := d.node(Trunc, int(n), d.node(LShr, 32, d.val(ss[0], 32), d.konst(32, pos)))
+	d.write(0, d.resize(x, 32, signed))
+}
+
+// constLoad: ULDC[.64] d, c[b][o]; LDC[.64] d, c[b][o].
+func (d *sassDec) constLoad() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	s := readSop(ss[0])
+	if s.kind != sConst {
+		d.opaque(in.Op() + " with a register index")
+		return
+	}
+	switch {
+	case d.mods["64"] && len(in.Mods) == 1:
+		x := d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 64})
+		d.writePair(0, x)
+	case len(in.Mods) == 0:
+		d.write(0, d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 32}))
+	default:
+		d.opaque(in.Op())
+	}
+}
+
+// load: LDC from the constant bank, LDL from the local frame, LD from a
+// generic address; other loads write opaque values.
+func (d *sassDec) load() {
+	in := d.in
+	switch {
+	case in.Opcode == "LDC" || in.Opcode == "ULDC":
+		d.constLoad()
+		return
+	case in.Opcode == "LDL" || in.Opcode == "LD":
+	default:
+		d.opaque("load from " + in.Space.String() + " memory")
+		return
+	}
+	w := 32
+	for _, m := range in.Mods {
+		switch m {
+		case "64":
+			w = 64
+		case "E", "EL", "LU", "EF", "STRONG", "GPU", "SYS", "CTA", "U32", "S32":
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	if len(in.Srcs) != 1 || in.Srcs[0].Kind != isa.OpMem || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	base, off, ok := sassAddr(in.Srcs[0])
+	if !ok {
+		d.opaque("address " + in.Srcs[0].Text)
+		return
+	}
+	sp := isa.SpaceLocal
+	if in.Opcode == "LD" {
+		sp = isa.SpaceGeneric
+	}
+	bi := int32(-1)
+	if base != "" {
+		b := d.input(In{Kind: InReg, Name: base, W: 32})
+		if in.Opcode == "LD" {
+			d.opaque("generic load")
+			return
+		}
+		bi = int32(d.s.Nodes[b].Imm)
+	}
+	v := d.input(In{Kind: InMem, Space: sp, Base: bi, Off: off, W: uint8(w)})
+	if w == 64 {
+		d.writePair(0, v)
+	} else {
+		d.write(0, v)
+	}
+}
+
+// store: STL to the local frame (other stores write nothing the analysis
+// follows; a generic ST may write the frame: an unknown address).
+func (d *sassDec) store() {
+	in := d.in
+	if in.Opcode != "STL" && in.Opcode != "ST" {
+		return
+	}
+	unknown := func() {
+		d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: isa.SpaceLocal, Base: -1, Name: "?", Node: -1})
+		d.s.Opaque = "a store to an unknown local address"
+	}
+	if in.Opcode == "ST" {
+		unknown()
+		return
+	}
+	w := 32
+	for _, m := range in.Mods {
+		switch m {
+		case "64":
+			w = 64
+		case "E", "EL", "STRONG", "GPU", "SYS", "CTA", "U32", "S32":
+		default:
+			unknown()
+			return
+		}
+	}
+	if len(in.Srcs) != 2 || in.Srcs[0].Kind != isa.OpMem {
+		unknown()
+		return
+	}
+	base, off, ok := sassAddr(in.Srcs[0])
+	if !ok {
+		unknown()
+		return
+	}
+	bi := int32(-1)
+	if base != "" {
+		b := d.input(In{Kind: InReg, Name: base, W: 32})
+		bi = int32(d.s.Nodes[b].Imm)
+	}
+	v := d.val(in.Srcs[1], w)
+	d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: isa.SpaceLocal, Base: bi, Off: off, W: uint8(w), Node: v})
+}
+
+// sassAddr parses [R1+0x10], [R1], [0x10].
+func sassAddr(o isa.Operand) (base string, off int64, ok bool) {
+	t := strings.TrimSpace(o.Text)
+	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") || len(o.Regs) > 1 {
+		return "", 0, false
+	}
+	t = strings.ReplaceAll(t[1:len(t)-1], " ", "")
+	if len(o.Regs) == 1 {
+		base = o.Regs[0]
+		i := strings.IndexAny(t, "+-")
+		if i < 0 {
+			return base, 0, strings.TrimSuffix(t, ".X4") == base || strings.HasPrefix(t, base)
+		}
+		v, ok := parseInt(t[i:])
+		return base, int64(v), ok
+	}
+	v, ok := parseInt(t)
+	return "", int64(v), ok
+}

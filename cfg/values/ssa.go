@@ -1,0 +1,741 @@
+package values
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+)
+
+// Func is the value graph of one function: every register, frame slot
+// and parameter cell in static single assignment form (Braun et al.,
+// "Simple and Efficient Construction of Static Single Assignment Form",
+// CC 2013), over the thread-level CFG. Each instruction is decoded once
+// (DecodePTX, DecodeSASS); its inputs and outputs are Values.
+type Func struct {
+	Graph   *cfg.Graph
+	Dialect isa.Dialect
+	Layout  *Layout      // SASS constant-bank layout (nil for PTX)
+	Inlined *cfg.Inlined // the inlined calls of Graph's function, or nil
+
+	values []*Value
+	consts map[[2]uint64]*Value
+	ops    map[opKey]*Value
+
+	info map[*isa.Instr]*instrInfo
+	regW map[string]int
+
+	opts       Options
+	copyOf     []int                   // per instruction index of the function: the inlined copy holding it, or -1
+	frameOK    bool                    // frame slots are promoted to values
+	frameOut   map[*isa.Instr][]string // per Sem output: the frame cell a store writes
+	frameLoads map[frameKey]string     // per Sem input: the frame cell a load reads
+	clobber    map[*isa.Instr]string   // a store to an unknown address of this frame ("*": any)
+	cellsOf    map[string][]cellRef    // cells by base (frame or parameter symbol)
+	leaves     map[string]*Value
+
+	b   *ssaBuilder
+	cur *instrInfo // the instruction being interpreted
+}
+
+// instrInfo holds the decoded semantics and the values of one instruction.
+type instrInfo struct {
+	sem   *Sem
+	ins   []*Value
+	reads []*Value // the values of the registers in.Uses() names, as read
+	outs  []*Value // per Sem output: the value written (after the guard)
+	guard *Value   // the guard predicate as read (before negation), nil when unguarded
+	block *cfg.Block
+	// locs: the variables (registers, cells) the instruction reads and
+	// writes, for the uniformity analysis.
+	uses, defs []string
+}
+
+type cellRef struct {
+	name     string
+	off, end int64
+}
+
+type frameKey struct {
+	in *isa.Instr
+	k  int
+}
+
+// Options configure Build.
+type Options struct {
+	Dialect isa.Dialect
+	// Inlined describes the inlined calls of the function (cfg.Inline),
+	// nil when it has none: the parameters of an inlined callee are bound
+	// to the caller's arguments, and its return cells to the caller's.
+	Inlined *cfg.Inlined
+	// Arch is the SASS target ("sm_80"), for the constant-bank layout.
+	Arch string
+}
+
+// ErrTooLarge is returned for functions above the analysis's size limit.
+var ErrTooLarge = errors.New("values: function too large")
+
+// maxValues bounds the values of one function (each instruction makes a
+// bounded number).
+const maxValues = 1 << 24
+
+// Build computes the value graph of g's function. Entry functions read
+// their parameters as kernel arguments; a device function analysed on its
+// own reads its parameters as opaque values (they are the caller's).
+func Build(g *cfg.Graph, opts Options) (*Func, error) {
+	if g == nil || g.Func == nil {
+		return nil, errors.New("values: nil graph")
+	}
+	if opts.Dialect == 0 {
+		opts.Dialect = DialectOf(g.Func)
+	}
+	f := &Func{Graph: g, Dialect: opts.Dialect, Inlined: opts.Inlined, opts: opts, info: map[*isa.Instr]*instrInfo{}, regW: map[string]int{}}
+	if f.Dialect == isa.DialectSASS {
+		f.Layout = LayoutFor(opts.Arch, g.Func)
+	}
+	fn := g.Func
+	f.copyOf = make([]int, len(fn.Instrs))
+	for i := range f.copyOf {
+		f.copyOf[i] = -1
+	}
+	if opts.Inlined != nil {
+		for k, c := range opts.Inlined.Copies {
+			for i := c.Start; i < c.End && i < len(f.copyOf); i++ {
+				f.copyOf[i] = k // later copies are nested in earlier ones
+			}
+		}
+	}
+	for _, b := range g.Blocks {
+		if !b.Reachable {
+			continue
+		}
+		for _, in := range b.Instrs {
+			var s *Sem
+			if f.Dialect == isa.DialectSASS {
+				s = DecodeSASS(in)
+			} else {
+				s = DecodePTX(in)
+			}
+			f.info[in] = &instrInfo{sem: s, block: b}
+			for _, x := range s.Ins {
+				if x.Kind == InReg {
+					f.regW[x.Name] = max(f.regW[x.Name], int(x.W))
+				}
+			}
+			for _, o := range s.Outs {
+				if o.Kind == OutReg {
+					f.regW[o.Name] = max(f.regW[o.Name], int(o.W))
+				}
+			}
+			if in.Guard.Reg != "" {
+				f.regW[in.Guard.Reg] = max(f.regW[in.Guard.Reg], 1)
+			}
+		}
+	}
+	// Pass 1: registers and parameter cells, to find the frame addresses
+	// and every cell (for overlapping stores).
+	f.reset()
+	if err := f.build(); err != nil {
+		return nil, err
+	}
+	f.finishValues()
+	if f.hasFrameAccess() {
+		f.frameCells()
+	}
+	f.reset()
+	if err := f.build(); err != nil {
+		return nil, err
+	}
+	f.finishValues()
+	return f, nil
+}
+
+// DialectOf tells PTX from SASS by the case of the opcodes.
+func DialectOf(fn *isa.Func) isa.Dialect {
+	for _, in := range fn.Instrs {
+		if in.Opcode != "" {
+			if c := in.Opcode[0]; c >= 'A' && c <= 'Z' {
+				return isa.DialectSASS
+			}
+			return isa.DialectPTX
+		}
+	}
+	return isa.DialectPTX
+}
+
+func (f *Func) reset() {
+	f.values = nil
+	f.consts = map[[2]uint64]*Value{}
+	f.ops = map[opKey]*Value{}
+	f.leaves = nil
+	for _, ii := range f.info {
+		ii.ins, ii.outs, ii.guard, ii.uses, ii.defs, ii.reads = nil, nil, nil, nil, nil, nil
+	}
+}
+
+func (f *Func) hasFrameAccess() bool {
+	for _, ii := range f.info {
+		for _, x := range ii.sem.Ins {
+			if x.Kind == InMem && x.Base >= 0 && (x.Space == isa.SpaceLocal || x.Space == isa.SpaceGeneric) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ssaBuilder is the state of one construction.
+type ssaBuilder struct {
+	f          *Func
+	cur        map[string]map[*cfg.Block]*Value
+	sealed     map[*cfg.Block]bool
+	filled     map[*cfg.Block]bool
+	incomplete map[*cfg.Block]map[string]*Value
+	preds      map[*cfg.Block][]*cfg.Block
+}
+
+func (f *Func) build() error {
+	g := f.Graph
+	b := &ssaBuilder{f: f, cur: map[string]map[*cfg.Block]*Value{}, sealed: map[*cfg.Block]bool{},
+		filled: map[*cfg.Block]bool{}, incomplete: map[*cfg.Block]map[string]*Value{}, preds: map[*cfg.Block][]*cfg.Block{}}
+	f.b = b
+	for _, blk := range g.Blocks {
+		if !blk.Reachable {
+			continue
+		}
+		for _, e := range blk.Preds {
+			if e.From.Reachable {
+				b.preds[blk] = append(b.preds[blk], e.From)
+			}
+		}
+	}
+	for _, blk := range reversePostorder(g) {
+		if !b.sealed[blk] && b.allPredsFilled(blk) {
+			b.seal(blk)
+		}
+		for _, in := range blk.Instrs {
+			f.step(blk, in)
+			if len(f.values) > maxValues {
+				return ErrTooLarge
+			}
+		}
+		b.filled[blk] = true
+		for _, e := range blk.Succs {
+			s := e.To
+			if s.Reachable && s != g.Exit && !b.sealed[s] && b.allPredsFilled(s) {
+				b.seal(s)
+			}
+		}
+	}
+	for _, blk := range g.Blocks {
+		if blk.Reachable && !b.sealed[blk] {
+			b.seal(blk)
+		}
+	}
+	return nil
+}
+
+func reversePostorder(g *cfg.Graph) []*cfg.Block {
+	seen := map[*cfg.Block]bool{}
+	var post []*cfg.Block
+	type frame struct {
+		b *cfg.Block
+		i int
+	}
+	stack := []frame{{g.Entry(), 0}}
+	seen[g.Entry()] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.i < len(top.b.Succs) {
+			s := top.b.Succs[top.i].To
+			top.i++
+			if s != g.Exit && s.Reachable && !seen[s] {
+				seen[s] = true
+				stack = append(stack, frame{s, 0})
+			}
+			continue
+		}
+		post = append(post, top.b)
+		stack = stack[:len(stack)-1]
+	}
+	for i, j := 0, len(post)-1; i < j; i, j = i+1, j-1 {
+		post[i], post[j] = post[j], post[i]
+	}
+	return post
+}
+
+func (b *ssaBuilder) allPredsFilled(blk *cfg.Block) bool {
+	for _, p := range b.preds[blk] {
+		if !b.filled[p] {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *ssaBuilder) write(v string, blk *cfg.Block, x *Value) {
+	m := b.cur[v]
+	if m == nil {
+		m = map[*cfg.Block]*Value{}
+		b.cur[v] = m
+	}
+	m[blk] = x
+}
+
+// read returns the value of variable v at the end of blk (or at the
+// current point while blk is being filled).
+func (b *ssaBuilder) read(v string, blk *cfg.Block, w int) *Value {
+	if x, ok := b.cur[v][blk]; ok {
+		return resolve(x)
+	}
+	return b.readRec(v, blk, w)
+}
+
+func (b *ssaBuilder) readRec(v string, blk *cfg.Block, w int) *Value {
+	f := b.f
+	var x *Value
+	preds := b.preds[blk]
+	switch {
+	case !b.sealed[blk]:
+		x = f.newValue(&Value{Kind: VPhi, Name: v, W: w, Block: blk})
+		if b.incomplete[blk] == nil {
+			b.incomplete[blk] = map[string]*Value{}
+		}
+		b.incomplete[blk][v] = x
+	case len(preds) == 0:
+		x = f.entryValue(v, w)
+	case len(preds) == 1:
+		x = b.read(v, preds[0], w)
+	default:
+		phi := f.newValue(&Value{Kind: VPhi, Name: v, W: w, Block: blk})
+		b.write(v, blk, phi)
+		x = b.addPhiOperands(v, phi)
+	}
+	b.write(v, blk, x)
+	return x
+}
+
+func (b *ssaBuilder) addPhiOperands(v string, phi *Value) *Value {
+	for _, p := range b.preds[phi.Block] {
+		a := b.read(v, p, phi.W)
+		phi.Args = append(phi.Args, a)
+		phi.Preds = append(phi.Preds, p)
+		if a.Kind == VPhi {
+			a.users = append(a.users, phi)
+		}
+	}
+	return b.tryRemoveTrivialPhi(phi)
+}
+
+func (b *ssaBuilder) tryRemoveTrivialPhi(phi *Value) *Value {
+	var same *Value
+	for _, op := range phi.Args {
+		op = resolve(op)
+		if op == same || op == phi {
+			continue
+		}
+		if same != nil {
+			return phi
+		}
+		same = op
+	}
+	if same == nil {
+		same = b.f.entryValue(phi.Name, phi.W) // unreachable or undefined
+	}
+	phi.fwd = same
+	users := phi.users
+	phi.users = nil
+	for _, u := range users {
+		if u.Kind == VPhi && u != phi && u.fwd == nil {
+			b.tryRemoveTrivialPhi(u)
+		}
+	}
+	return same
+}
+
+func (b *ssaBuilder) seal(blk *cfg.Block) {
+	for v, phi := range b.incomplete[blk] {
+		b.addPhiOperands(v, phi)
+	}
+	delete(b.incomplete, blk)
+	b.sealed[blk] = true
+}
+
+// entryValue is the value of a variable never written on a path from the
+// entry: undefined for registers and cells.
+func (f *Func) entryValue(v string, w int) *Value {
+	if w == 0 {
+		w = 32
+	}
+	return f.newValue(&Value{Kind: VUndef, Name: v, W: w})
+}
+
+// varWidth is the width a variable holds.
+func (f *Func) varWidth(v string, w int) int {
+	if rw := f.regW[v]; rw > 0 {
+		return rw
+	}
+	return w
+}
+
+// readVar reads variable v in blk at width w. A cell read wider than the
+// value stored there is unknown (the other bytes come from elsewhere).
+func (f *Func) readVar(in *isa.Instr, v string, blk *cfg.Block, w int) *Value {
+	x := f.b.read(v, blk, f.varWidth(v, w))
+	if x.W < w && (strings.HasPrefix(v, "param:") || strings.HasPrefix(v, "frame:")) {
+		return f.opaque(in, w, "a load wider than the value stored at "+v)
+	}
+	return f.resize(in, x, w, false)
+}
+
+func (f *Func) resize(in *isa.Instr, x *Value, w int, signed bool) *Value {
+	switch {
+	case x.W == w:
+		return x
+	case x.W > w:
+		return f.mk(in, Trunc, w, x)
+	case signed:
+		return f.mk(in, SExt, w, x)
+	}
+	return f.mk(in, ZExt, w, x)
+}
+
+// step interprets one instruction.
+func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
+	ii := f.info[in]
+	s := ii.sem
+	// Every register the instruction reads (guard, operands, addresses),
+	// decoded or not: the dependences of the values it does not model.
+	ii.reads = ii.reads[:0]
+	for _, r := range in.Uses() {
+		if strings.HasPrefix(strings.ToUpper(r), "SR_") {
+			continue // a SASS special register, not a variable
+		}
+		ii.reads = append(ii.reads, f.b.read(r, blk, f.varWidth(r, 32)))
+	}
+	f.cur = ii
+	defer func() { f.cur = nil }()
+	// Inputs.
+	ii.ins = make([]*Value, len(s.Ins))
+	for k, x := range s.Ins {
+		ii.ins[k] = f.input(in, blk, s, k, x)
+	}
+	if in.Guard.Reg != "" {
+		ii.guard = f.readVar(in, in.Guard.Reg, blk, 1)
+		ii.uses = append(ii.uses, in.Guard.Reg)
+	}
+	// Nodes.
+	nodes := make([]*Value, len(s.Nodes))
+	for i, n := range s.Nodes {
+		switch n.Code {
+		case Const:
+			nodes[i] = f.constant(int(n.W), n.Imm)
+		case Input:
+			nodes[i] = f.resize(in, ii.ins[n.Imm], int(n.W), false)
+		default:
+			args := make([]*Value, n.Code.Arity())
+			for k := range args {
+				args[k] = nodes[n.Args[k]]
+			}
+			nodes[i] = f.mk(in, n.Code, int(n.W), args...)
+		}
+	}
+	guarded := func(v string, x *Value) *Value {
+		if ii.guard == nil {
+			return x
+		}
+		old := f.b.read(v, blk, x.W)
+		if old.W != x.W {
+			old = f.resize(in, old, x.W, false)
+		}
+		g := ii.guard
+		if in.Guard.Neg {
+			g = f.mk(in, Not, 1, g)
+		}
+		return f.mk(in, Select, x.W, g, x, old)
+	}
+	// Outputs.
+	ii.outs = make([]*Value, len(s.Outs))
+	for k, o := range s.Outs {
+		switch o.Kind {
+		case OutReg:
+			w := f.varWidth(o.Name, int(o.W))
+			var x *Value
+			if o.Node < 0 {
+				x = f.opaque(in, w, s.Opaque)
+			} else {
+				x = f.resize(in, nodes[o.Node], w, o.Signed)
+			}
+			x = guarded(o.Name, x)
+			f.b.write(o.Name, blk, x)
+			ii.outs[k] = x
+			ii.defs = append(ii.defs, o.Name)
+		case OutMem:
+			cell := f.storeCell(in, s, k, o)
+			if cell == "" {
+				if fr, ok := f.clobber[in]; ok && f.frameOK {
+					f.clobberAll(in, blk, fr)
+				}
+				continue
+			}
+			var x *Value
+			if o.Node < 0 {
+				x = f.opaque(in, int(o.W), s.Opaque)
+			} else {
+				x = f.resize(in, nodes[o.Node], int(o.W), false)
+			}
+			f.clobberOverlaps(in, blk, cell)
+			x = guarded(cell, x)
+			f.b.write(cell, blk, x)
+			ii.outs[k] = x
+			ii.defs = append(ii.defs, cell)
+		}
+	}
+	// Calls that are not followed by their callee's body.
+	if (in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall) && !(f.opts.Inlined != nil && f.opts.Inlined.Calls[in]) {
+		f.opaqueCall(blk, in)
+	}
+}
+
+// opaqueCall makes what a call may write unknown: its return cells
+// (PTX), every register (SASS: the callee shares the register file), and
+// the frame cells when the frame escaped.
+func (f *Func) opaqueCall(blk *cfg.Block, in *isa.Instr) {
+	ii := f.info[in]
+	why := "the result of call " + in.Text
+	if f.Dialect == isa.DialectSASS {
+		regs := make([]string, 0, len(f.regW))
+		for r := range f.regW {
+			regs = append(regs, r)
+		}
+		sort.Strings(regs)
+		for _, r := range regs {
+			f.b.write(r, blk, f.opaque(in, f.regW[r], why))
+			ii.defs = append(ii.defs, r)
+		}
+		return
+	}
+	for _, o := range in.Dsts {
+		if o.Kind != isa.OpList {
+			continue
+		}
+		for _, name := range listNames(o.Text) {
+			cell := f.paramCell(f.prefixOf(in), name)
+			for _, c := range f.cellsOf[cell] {
+				f.b.write(c.name, blk, f.opaque(in, 64, why))
+				ii.defs = append(ii.defs, c.name)
+			}
+		}
+	}
+}
+
+// listNames reads "(a, b)".
+func listNames(s string) []string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// prefixOf is the inlined copy's prefix of an instruction ("" outside
+// copies).
+func (f *Func) prefixOf(in *isa.Instr) string {
+	if c := f.copyIdx(in); c >= 0 {
+		return f.opts.Inlined.Copies[c].Prefix
+	}
+	return ""
+}
+
+func (f *Func) copyIdx(in *isa.Instr) int {
+	if in.Index >= 0 && in.Index < len(f.copyOf) && f.Graph.Func.Instrs[in.Index] == in {
+		return f.copyOf[in.Index]
+	}
+	return -1
+}
+
+// paramCell names the parameter cell sym declared in the scope of prefix.
+func (f *Func) paramCell(prefix, sym string) string { return "param:" + prefix + sym }
+
+// input is the value of input x of in.
+func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value {
+	ii := f.info[in]
+	w := int(x.W)
+	switch x.Kind {
+	case InReg:
+		ii.uses = append(ii.uses, x.Name)
+		return f.readVar(in, x.Name, blk, w)
+	case InSpecial:
+		return f.leaf(&Value{Kind: VSpecial, Name: x.Name, W: w})
+	case InFrame:
+		return f.leaf(&Value{Kind: VFrame, Name: f.prefixOf(in) + x.Name, W: w})
+	case InConst:
+		return f.constBank(in, x)
+	case InParam:
+		return f.paramIn(in, blk, x)
+	case InMem:
+		if cell := f.loadCell(in, s, k); cell != "" {
+			ii.uses = append(ii.uses, cell)
+			return f.readVar(in, cell, blk, w)
+		}
+		return f.opaque(in, w, loadWhy(x))
+	}
+	return f.opaque(in, w, "an input the analysis does not read")
+}
+
+func loadWhy(x In) string {
+	switch x.Space {
+	case isa.SpaceLocal:
+		return "a load from per-thread local memory at an address the analysis does not follow"
+	case isa.SpaceGeneric, isa.SpaceNone:
+		return "a load through a generic address"
+	}
+	return "a load from " + x.Space.String() + " memory"
+}
+
+// leaf hash-conses parameter, special-register and frame leaves.
+func (f *Func) leaf(v *Value) *Value {
+	key := fmt.Sprintf("%d/%s/%d/%d", v.Kind, v.Name, v.Off, v.W)
+	if f.leaves == nil {
+		f.leaves = map[string]*Value{}
+	}
+	if x := f.leaves[key]; x != nil {
+		return x
+	}
+	x := f.newValue(v)
+	f.leaves[key] = x
+	return x
+}
+
+// paramIn reads a .param symbol: a kernel argument, an inlined callee's
+// parameter (the caller's argument cell), a call's return cell, or a
+// device function's own parameter (opaque: the caller's value).
+func (f *Func) paramIn(in *isa.Instr, blk *cfg.Block, x In) *Value {
+	ii := f.info[in]
+	w := int(x.W)
+	ci := f.copyIdx(in)
+	callee := f.Graph.Func
+	if ci >= 0 {
+		callee = f.opts.Inlined.Copies[ci].Callee
+	}
+	if ci < 0 && f.Graph.Func.Entry {
+		for _, p := range f.Graph.Func.Params {
+			if p.Name == x.Name {
+				return f.leaf(&Value{Kind: VParam, Name: x.Name, Off: x.Off, W: w})
+			}
+		}
+	}
+	if ci >= 0 {
+		c := f.opts.Inlined.Copies[ci]
+		parent := ""
+		if c.Parent >= 0 {
+			parent = f.opts.Inlined.Copies[c.Parent].Prefix
+		}
+		args, rets := callLists(c.Call)
+		for i, p := range callee.Params {
+			if p.Name == x.Name && i < len(args) {
+				cell := f.registerCell(f.paramCell(parent, args[i]), x.Off, int64(w)/8)
+				ii.uses = append(ii.uses, cell)
+				return f.readVar(in, cell, blk, w)
+			}
+		}
+		for i, p := range callee.RetParams {
+			if p.Name == x.Name && i < len(rets) {
+				cell := f.registerCell(f.paramCell(parent, rets[i]), x.Off, int64(w)/8)
+				ii.uses = append(ii.uses, cell)
+				return f.readVar(in, cell, blk, w)
+			}
+		}
+	}
+	for _, p := range callee.Params {
+		if p.Name == x.Name {
+			return f.opaque(in, w, "a parameter of device function "+callee.Name+" (its callers' argument)")
+		}
+	}
+	// A cell of the current scope: a call's argument or return value.
+	cell := f.registerCell(f.paramCell(f.prefixOf(in), x.Name), x.Off, int64(w)/8)
+	ii.uses = append(ii.uses, cell)
+	return f.readVar(in, cell, blk, w)
+}
+
+// callLists returns the argument and return symbols of a PTX call.
+func callLists(call *isa.Instr) (args, rets []string) {
+	for _, o := range call.Dsts {
+		if o.Kind == isa.OpList {
+			rets = listNames(o.Text)
+		}
+	}
+	for _, o := range call.Srcs {
+		if o.Kind == isa.OpList {
+			args = listNames(o.Text)
+			break
+		}
+	}
+	return args, rets
+}
+
+func (f *Func) cellName(base string, off int64) string {
+	return base + "@" + strconv.FormatInt(off, 10)
+}
+
+// storeCell names the cell a memory output writes, or "".
+func (f *Func) storeCell(in *isa.Instr, s *Sem, k int, o Out) string {
+	if o.Space == isa.SpaceParam && o.Base < 0 && o.Name != "" {
+		ci := f.copyIdx(in)
+		if ci >= 0 {
+			c := f.opts.Inlined.Copies[ci]
+			parent := ""
+			if c.Parent >= 0 {
+				parent = f.opts.Inlined.Copies[c.Parent].Prefix
+			}
+			_, rets := callLists(c.Call)
+			for i, p := range c.Callee.RetParams {
+				if p.Name == o.Name && i < len(rets) {
+					return f.registerCell(f.paramCell(parent, rets[i]), o.Off, int64(o.W)/8)
+				}
+			}
+		}
+		return f.registerCell(f.paramCell(f.prefixOf(in), o.Name), o.Off, int64(o.W)/8)
+	}
+	if names := f.frameOut[in]; len(names) > k && f.frameOK {
+		return names[k]
+	}
+	return ""
+}
+
+// loadCell names the frame cell input k of in reads, or "".
+func (f *Func) loadCell(in *isa.Instr, s *Sem, k int) string {
+	if !f.frameOK {
+		return ""
+	}
+	return f.frameLoads[frameKey{in, k}]
+}
+
+// finishValues resolves the replaced phis everywhere.
+func (f *Func) finishValues() {
+	for _, v := range f.values {
+		for i, a := range v.Args {
+			v.Args[i] = resolve(a)
+		}
+	}
+	for _, ii := range f.info {
+		for i := range ii.ins {
+			ii.ins[i] = resolve(ii.ins[i])
+		}
+		for i := range ii.outs {
+			ii.outs[i] = resolve(ii.outs[i])
+		}
+		for i := range ii.reads {
+			ii.reads[i] = resolve(ii.reads[i])
+		}
+		ii.guard = resolve(ii.guard)
+	}
+}
