@@ -5,6 +5,7 @@ import (
 	"go/token"
 
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
@@ -14,26 +15,28 @@ import (
 	"github.com/gpuwcet/gpuwcet/phases/sim/simt"
 )
 
-// Analysis is a kernel analysed as gpuwcet analyze does, with a generator
-// of its concrete executions.
+// Analysis is a kernel analysed as gpuwcet analyze does, with the
+// independent judge of its executions.
 type Analysis struct {
 	Report *static.Report // the static pass's report, from pass.Run as analyze runs it
-	Gen    *simt.Generator
+	Judge  *simt.Kernel   // the kernel's executions, from the instruction semantics
+	Launch simt.Launch    // the judge's inputs: launch, arguments, flow-fact caps
 	HW     *hwdesc.Desc
-	Func   *isa.Func // the function the generator's paths come from (calls inlined)
 }
 
 // Analyze parses src (PTX) and runs the static pass on its kernel named
 // name under hw and launch, with the facts (may be nil) and the listing's
-// checksum as analyze passes them. A kernel the analysis refuses is an
-// error (static.Unbounded tells "not bounded" apart).
+// checksum as analyze passes them, and prepares the judge (Judge). A
+// kernel the analysis refuses is an error (static.Unbounded tells "not
+// bounded" apart).
 func Analyze(path string, src []byte, name string, hw *hwdesc.Desc, launch pass.Launch, facts *loops.Facts) (*Analysis, error) {
 	fset := token.NewFileSet()
 	file, err := load.File(fset, path, src, load.PTX)
 	if err != nil {
 		return nil, err
 	}
-	inputs := map[string]any{loops.ListingSHAInput: loops.SHA256(src)}
+	sha := loops.SHA256(src)
+	inputs := map[string]any{loops.ListingSHAInput: sha}
 	if facts != nil {
 		inputs[loops.FactsInput] = facts
 	}
@@ -55,13 +58,56 @@ func Analyze(path string, src []byte, name string, hw *hwdesc.Desc, launch pass.
 			return nil, act.Err
 		}
 		rep := act.Result.(*static.Report)
-		gen, ifn, err := simt.NewKernel(file, fn, launch, facts, loops.SHA256(src))
+		k, l, err := Judge(file, fn, launch, facts, sha)
 		if err != nil {
 			return nil, err
 		}
-		return &Analysis{Report: rep, Gen: gen, HW: hw, Func: ifn}, nil
+		return &Analysis{Report: rep, Judge: k, Launch: l, HW: hw}, nil
 	}
 	return nil, fmt.Errorf("%s: no kernel %s", path, name)
+}
+
+// Judge prepares the judge of kernel fn (package phases/sim/simt): the
+// kernel itself, device functions called, not inlined; the launch and the
+// arguments given; and, as loop caps, the bounds the user's flow facts
+// give (loops whose bound comes from a facts file; never a derived bound).
+func Judge(file *isa.File, fn *isa.Func, launch pass.Launch, facts *loops.Facts, sha string) (*simt.Kernel, simt.Launch, error) {
+	k, err := simt.New(file, fn)
+	if err != nil {
+		return nil, simt.Launch{}, err
+	}
+	l := simt.Launch{Block: launch.Block, Grid: launch.Grid, Args: launch.Args}
+	if facts == nil {
+		return k, l, nil
+	}
+	type key struct {
+		fn   *isa.Func
+		head *isa.Instr
+	}
+	caps := map[key]int64{}
+	for _, f := range file.Funcs {
+		if f.Decl || facts.Kernel(f.Name) == nil {
+			continue
+		}
+		g, err := cfg.Build(file.Fset, f)
+		if err != nil {
+			return nil, l, err
+		}
+		lr, err := loops.Compute(g, launch, facts, sha)
+		if err != nil {
+			return nil, l, err
+		}
+		for _, lb := range lr.Loops {
+			if lb.Bound != nil && lb.Bound.Source == loops.Annotated && len(lb.Header.Instrs) > 0 {
+				caps[key{f, lb.Header.Instrs[0]}] = lb.Bound.Max
+			}
+		}
+	}
+	l.Caps = func(f *isa.Func, h *isa.Instr) (int64, bool) {
+		n, ok := caps[key{f, h}]
+		return n, ok
+	}
+	return k, l, nil
 }
 
 func isPrereq(err error) bool {
@@ -87,13 +133,14 @@ type Run struct {
 	Issued   int64
 }
 
-// Program draws the execution of seed and compiles it for the simulator.
-func (a *Analysis) Program(seed uint64, opt simt.Options, mode sim.BarrierMode) (*sim.Program, *simt.Block, error) {
-	blk, err := a.Gen.Draw(seed, opt)
+// Program draws the execution of opt (its seed, its order) and compiles
+// it for the simulator.
+func (a *Analysis) Program(opt simt.Options, mode sim.BarrierMode) (*sim.Program, *simt.Block, error) {
+	blk, err := a.Judge.Run(a.Launch, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := sim.CompileFunc(a.HW, blk.Paths, mode, a.Func)
+	p, err := blk.Program(a.HW, mode)
 	if err != nil {
 		return nil, nil, err
 	}

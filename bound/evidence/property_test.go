@@ -32,11 +32,11 @@ func longMode() bool { return os.Getenv("GPUWCET_LONG") == "1" }
 
 // caseResult is the outcome of one case.
 type caseResult struct {
-	refused  string // reason class when the analysis refused the kernel
-	runs     int    // simulations
-	worst    float64
-	violated string // a description of the first run above the bound
-	gapRuns  int    // LeaversLast runs (asserted with the others)
+	refused    string // reason class when the analysis refused the kernel
+	runs       int    // simulations
+	worst      float64
+	violated   string // a description of the first run above the bound
+	exhaustive int    // 1 when every order of the lane groups was enumerated
 }
 
 var presets = []string{"ecrts25-orin-5", "ecrts25-orin-25", "ecrts25-orin-200"}
@@ -94,17 +94,16 @@ func oneCase(seed uint64) caseResult {
 	if seed%4 == 1 {
 		modes = append(modes, sim.BarrierDrain)
 	}
-	for d := range 3 {
-		opt := simt.Options{Order: simt.Order(r.IntN(3)), MaxLoops: d == 2, MaxInstrs: 1 << 16}
-		dseed := seed*4 + uint64(d)
+	// check simulates one execution under the policies and barrier modes.
+	check := func(blk *simt.Block, what string, pols []sim.Policy, modes []sim.BarrierMode) error {
 		for _, mode := range modes {
-			p, _, err := a.Program(dseed, opt, mode)
+			p, err := blk.Program(a.HW, mode)
 			if err != nil {
-				return caseResult{violated: fmt.Sprintf("draw %d: %v", d, err)}
+				return fmt.Errorf("%s: %v", what, err)
 			}
-			runs, err := Simulate(p, dseed, pols)
+			runs, err := Simulate(p, seed, pols)
 			if err != nil {
-				return caseResult{violated: fmt.Sprintf("draw %d: simulate: %v", d, err)}
+				return fmt.Errorf("%s: simulate: %v", what, err)
 			}
 			for _, x := range runs {
 				res.runs++
@@ -112,30 +111,52 @@ func oneCase(seed uint64) caseResult {
 					res.worst = max(res.worst, float64(x.Makespan)/float64(bnd))
 				}
 				if x.Makespan > bnd && res.violated == "" {
-					res.violated = fmt.Sprintf("makespan %d > static bound %d: draw seed %d (order %v, max loops %v), policy %s (witness %s), barriers %v, %d threads",
-						x.Makespan, bnd, dseed, opt.Order, opt.MaxLoops, x.Policy, x.Witness, mode, threads)
+					res.violated = fmt.Sprintf("makespan %d > static bound %d: %s, policy %s (witness %s), barriers %v, %d threads",
+						x.Makespan, bnd, what, x.Policy, x.Witness, mode, threads)
 				}
 			}
 		}
+		return nil
 	}
-	// The order in which lane groups leaving a loop run after the lanes
-	// still looping (GPGPU-Sim's, when the leavers hold the highest lane;
-	// docs/model.md, "Divergence and the warp-level CFG", item 4):
-	// asserted like the others.
-	opt := simt.Options{Order: simt.RandomOrder, LeaversLast: true, MaxInstrs: 1 << 16}
-	p, _, err := a.Program(seed*4+3, opt, sim.BarrierReach)
-	if err != nil {
-		return caseResult{violated: fmt.Sprintf("leavers-last draw: %v", err)}
+	// The same inputs (memory, arguments not given: seed) in every order
+	// of the lane groups a stack may choose; exhaustively when there are
+	// few.
+	dseed := seed * 4
+	var orders []int
+	for _, o := range simt.Orders {
+		blk, err := a.Judge.Run(a.Launch, simt.Options{Order: o, Seed: dseed, MaxInstrs: 1 << 16})
+		if err != nil {
+			return caseResult{violated: fmt.Sprintf("execution (seed %d, order %v): %v", dseed, o, err)}
+		}
+		orders = blk.Orders
+		if err := check(blk, fmt.Sprintf("execution seed %d, order %v", dseed, o), pols, modes); err != nil {
+			return caseResult{violated: err.Error()}
+		}
 	}
-	runs, err := Simulate(p, seed, pols[:2])
-	if err != nil {
-		return caseResult{violated: fmt.Sprintf("leavers-last draw: simulate: %v", err)}
+	n := 1
+	for _, k := range orders {
+		n = min(n*k, 1<<20)
 	}
-	for _, x := range runs {
-		res.runs++
-		res.gapRuns++
-		if x.Makespan > bnd && res.violated == "" {
-			res.violated = fmt.Sprintf("makespan %d > static bound %d: leavers-last draw seed %d, policy %s, %d threads", x.Makespan, bnd, seed*4+3, x.Policy, threads)
+	if n >= 2 && n <= 32 {
+		res.exhaustive++
+		i := 0
+		_, err := a.Judge.Exhaustive(a.Launch, simt.Options{Seed: dseed, MaxInstrs: 1 << 16}, 32, func(blk *simt.Block) error {
+			i++
+			return check(blk, fmt.Sprintf("execution seed %d, order sequence %d of %d", dseed, i, n), pols[:2], modes[:1])
+		})
+		if err != nil {
+			return caseResult{violated: err.Error()}
+		}
+	}
+	// Other inputs.
+	for d := 1; d < 3; d++ {
+		opt := simt.Options{Order: simt.Orders[r.IntN(len(simt.Orders))], Seed: seed*4 + uint64(d), MaxLoops: d == 2, MaxInstrs: 1 << 16}
+		blk, err := a.Judge.Run(a.Launch, opt)
+		if err != nil {
+			return caseResult{violated: fmt.Sprintf("execution (seed %d, order %v): %v", opt.Seed, opt.Order, err)}
+		}
+		if err := check(blk, fmt.Sprintf("execution seed %d, order %v, max loops %v", opt.Seed, opt.Order, opt.MaxLoops), pols, modes); err != nil {
+			return caseResult{violated: err.Error()}
 		}
 	}
 	return res
@@ -199,7 +220,7 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 	next.Store(*flagFirst)
 	last := *flagFirst + uint64(n)
 	var mu sync.Mutex
-	var done, runs, bad, gapRuns int
+	var done, runs, bad, exhaustive int
 	var worst float64
 	var worstSeed uint64
 	refused := map[string]int{}
@@ -217,7 +238,7 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 				mu.Lock()
 				done++
 				runs += res.runs
-				gapRuns += res.gapRuns
+				exhaustive += res.exhaustive
 				if res.refused != "" {
 					refused[res.refused]++
 				}
@@ -235,8 +256,8 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d cases (%d refused: %v), %d simulations, %d violations, largest makespan/bound %.3f (case %d), %v; %d of the simulations in the leavers-last order",
-		done, sum(refused), refused, runs, bad, worst, worstSeed, time.Since(start).Round(time.Millisecond), gapRuns)
+	t.Logf("%d cases (%d refused: %v), %d simulations, %d violations, largest makespan/bound %.3f (case %d), %v; %d cases with every order of the lane groups enumerated",
+		done, sum(refused), refused, runs, bad, worst, worstSeed, time.Since(start).Round(time.Millisecond), exhaustive)
 	if done-sum(refused) < done/2 {
 		t.Errorf("only %d of %d cases analysed: the generator degenerated", done-sum(refused), done)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/bound/evidence"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
@@ -118,17 +119,17 @@ func sgemmExperiment(ptxPath string, lats, warps []int, k int, pols []sim.Policy
 				return nil, fmt.Errorf("%s, %d warps: %w", hw.Name, w, act.Err)
 			}
 			row := sgemmRow{Lat: lat, Warps: w, Static: act.Result.(*static.Report).Bound, Makespan: map[string]hwdesc.Cycles{}}
-			gen, ifn, err := simt.NewKernel(file, fn, launch, nil, sha)
+			judge, jl, err := evidence.Judge(file, fn, launch, nil, sha)
 			if err != nil {
 				return nil, err
 			}
-			blk, err := gen.Draw(1, simt.Options{MaxLoops: true})
+			blk, err := judge.Run(jl, simt.Options{Seed: 1})
 			if err != nil {
 				return nil, err
 			}
 			// The fixed-path bound and the paper's GUB of the concrete
 			// paths: the paths as a trace of the (inlined) function.
-			tf := *ifn
+			tf := *fn
 			tf.Trace = &isa.Trace{}
 			for i, p := range blk.Paths {
 				tf.Trace.Warps = append(tf.Trace.Warps, isa.WarpPath{Warp: i, Instrs: p})
@@ -142,7 +143,7 @@ func sgemmExperiment(ptxPath string, lats, warps []int, k int, pols []sim.Policy
 				return nil, err
 			}
 			row.Fixed, row.GUB = br.Bound, br.GUB
-			prog, err := sim.CompileFunc(hw, blk.Paths, sim.BarrierReach, ifn)
+			prog, err := blk.Program(hw, sim.BarrierReach)
 			if err != nil {
 				return nil, err
 			}

@@ -41,21 +41,24 @@ warp with the most / fewest instructions left) and adversarial[:SEED[:BUDGET]]
 continue when the last one reaches the barrier), drain (also wait until every
 result of the block is ready) or issue (bar.sync issues on its unit).
 
-Kernels with branches, loops and calls (PTX or SASS listings): --paths-seed N
-draws one concrete execution of the block (package phases/sim/simt). The
-launch (--block, --grid, --arg) and the loop bounds (derived, or --facts) are
-those of gpuwcet analyze, on the same graph (device calls inlined). Each
-warp's lanes run through the thread-level CFG on a SIMT reconvergence stack
-(IPDOM reconvergence for PTX, the SSY/BSSY/PBK target for SASS) with random
-per-lane outcomes at possibly divergent branches, one outcome per warp at
-uniform branches (per block at uniform branches that decide which barrier
-comes next), the per-warp outcomes the divergence pass resolves, and at most
-the loop bound per lane and entry into a loop. --sides orders the sides of
-a divergence: taken-first (as measured on Pascal), fallthrough-first, or
-random (drawn at each divergence). --max-loops keeps every lane in its
-loop while the bounds allow (the execution of counted loops whose trip count
-is their bound). --check-bound also runs the static analysis (as analyze)
-and exits with code 4 when the makespan exceeds its bound.`,
+Kernels with branches, loops and calls (PTX listings): --paths-seed N draws
+a concrete execution of the block from the instruction semantics (package
+phases/sim/simt, the judge of the static bound, which shares no code with the
+analysis): every lane interprets the kernel's instructions (thread and block
+indices, launch dimensions, --arg values, literals; memory the kernel reads
+before writing it, arguments not given, the block index and timers are drawn
+from N), device functions run with a call stack, branches follow the lanes'
+values on a SIMT reconvergence stack (GPGPU-Sim's, reconvergence at the
+immediate post-dominator), and block barriers synchronise the warps. Loops
+run as their arithmetic says; a loop whose exit depends on drawn data stops
+at the bound --facts gives it. --order orders the lane groups of a
+divergence: taken-first (as measured on Pascal), fallthrough-first, random
+(drawn at each divergence), gpgpusim (the group holding the highest lane
+runs last: lanes leaving a loop then run after its remaining iterations),
+all (the four, the longest simulated is printed) or exhaustive (every order
+at every divergence, at most --max-orders executions; the longest is
+printed). --max-loops makes data-dependent loops run to their --facts
+bound. --check-bound also runs the static analysis (as analyze) and exits with code 4 when the makespan exceeds its bound.`,
 		Flags: []cli.Flag{
 			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
@@ -65,8 +68,9 @@ and exits with code 4 when the makespan exceeds its bound.`,
 			blockFlag, gridFlag, argFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md), with --paths-seed", Category: catInput},
 			&cli.Uint64Flag{Name: "paths-seed", Usage: "draw the warps' paths through a kernel with control flow on a SIMT stack from seed `N` (needs --block)", DefaultText: "none: a single path", Category: catTarget},
-			&cli.StringFlag{Name: "sides", Value: "taken-first", Usage: "with --paths-seed: `ORDER` of the sides of a divergent branch: taken-first, fallthrough-first or random", Category: catTarget},
-			&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: every lane stays in its loop while the loop bounds allow", Category: catTarget},
+			&cli.StringFlag{Name: "order", Aliases: []string{"sides"}, Value: "taken-first", Usage: "with --paths-seed: `ORDER` of the lane groups of a divergence: " + orderNames, Category: catTarget},
+			&cli.IntFlag{Name: "max-orders", Value: 256, Usage: "with --order exhaustive: simulate at most `N` executions", Category: catTarget},
+			&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: loops whose exit depends on drawn data run to their --facts bound", Category: catTarget},
 			&cli.BoolFlag{Name: "check-bound", Usage: "with --paths-seed: print the static bound (gpuwcet analyze) and exit 4 when the makespan exceeds it", Category: catOutput},
 		},
 		Action: func(c *cli.Context) error {
@@ -118,7 +122,7 @@ and exits with code 4 when the makespan exceeds its bound.`,
 					return err
 				}
 			} else {
-				for _, f := range []string{"block", "grid", "arg", "facts", "sides"} {
+				for _, f := range []string{"block", "grid", "arg", "facts", "order", "max-orders"} {
 					if c.IsSet(f) {
 						return codef(ExitBadInput, "simulate: --%s needs --paths-seed (a drawn execution of a kernel with control flow)", f)
 					}
@@ -129,11 +133,15 @@ and exits with code 4 when the makespan exceeds its bound.`,
 			var msgs []string
 			for i, fn := range funcs {
 				var blk *simBlock
+				var r *sim.Result
 				var err error
+				opt := sim.Options{Timeline: c.Bool("timeline")}
 				if paths != nil {
-					blk, err = paths.block(fn, mode)
-				} else {
-					blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode)
+					blk, r, err = paths.run(fn, mode, pol, opt)
+				} else if blk, err = newSimBlock(file.Fset, fn, hw, c.Int("warps"), mode); err == nil {
+					if r, err = blk.prog.Run(pol, opt); err != nil {
+						return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
+					}
 				}
 				if err != nil {
 					code := ExitBadInput
@@ -141,10 +149,6 @@ and exits with code 4 when the makespan exceeds its bound.`,
 						code = ExitUnbounded // a valid kernel the analysis cannot bound
 					}
 					return withCode(code, fmt.Errorf("simulate: %w", err))
-				}
-				r, err := blk.prog.Run(pol, sim.Options{Timeline: c.Bool("timeline")})
-				if err != nil {
-					return codef(ExitBadInput, "simulate: %s: %v", fn.Name, err)
 				}
 				if blk.bound != nil && r.Makespan > *blk.bound {
 					code = worse(code, ExitUnsound)

@@ -104,21 +104,21 @@ func TestExperimentTightnessSmall(t *testing.T) {
 }
 
 // TestSimulatePathsSeed: --paths-seed draws the block's execution through a
-// kernel with branches (the divergent example: both sides run, in the
-// order --sides says) and --check-bound compares the makespan with the
+// kernel with branches from the instruction semantics (the divergent
+// example: lanes 16-31 of every warp take the branch, so both sides run, in
+// the order --order says) and --check-bound compares the makespan with the
 // static bound of gpuwcet analyze.
 func TestSimulatePathsSeed(t *testing.T) {
 	const k = "../../examples/divergent/kernel.ptx"
 	bound := ""
-	for _, sides := range []string{"taken-first", "fallthrough-first", "random"} {
+	for _, order := range []string{"taken-first", "fallthrough-first", "random", "gpgpusim"} {
 		for _, seed := range []string{"1", "2", "3"} {
-			out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", seed, "--sides", sides, "--check-bound", "--timeline", k)
-			if code != 0 || !strings.Contains(out, "makespan within the bound") || !strings.Contains(out, "sides "+sides) {
-				t.Fatalf("%s seed %s: exit %d\n%s%s", sides, seed, code, out, errs)
+			out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", seed, "--order", order, "--check-bound", "--timeline", k)
+			if code != 0 || !strings.Contains(out, "makespan within the bound") || !strings.Contains(out, "order "+order) {
+				t.Fatalf("%s seed %s: exit %d\n%s%s", order, seed, code, out, errs)
 			}
-			// Every lane of a warp diverges at the tid&16 test: both sides run.
 			if !strings.Contains(out, "div.rn.f32") || !strings.Contains(out, "fma.rn.f32") {
-				t.Errorf("%s seed %s: a side is missing\n%s", sides, seed, out)
+				t.Errorf("%s seed %s: a side is missing\n%s", order, seed, out)
 			}
 			i := strings.Index(out, "static bound ")
 			b := strings.Fields(out[i:])[2]
@@ -128,13 +128,39 @@ func TestSimulatePathsSeed(t *testing.T) {
 			bound = b
 		}
 	}
-	out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--check-bound", "--format", "json", k)
-	if code != 0 || !strings.Contains(out, `"static_bound_cycles": `+bound) || !strings.Contains(out, `"source": "simt seed 1, sides taken-first"`) {
+	// The side that runs first: the taken side (div) with taken-first and
+	// gpgpusim (lanes 16-31 hold the highest lane, so the fall-through
+	// group, lanes 0-15, runs first under gpgpusim: fma first).
+	for order, first := range map[string]string{"taken-first": "div.rn.f32", "fallthrough-first": "fma.rn.f32", "gpgpusim": "fma.rn.f32"} {
+		out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "32", "--paths-seed", "1", "--order", order, "--timeline", k)
+		other := "fma.rn.f32"
+		if first == other {
+			other = "div.rn.f32"
+		}
+		if code != 0 || strings.Index(out, first) > strings.Index(out, other) {
+			t.Errorf("%s: want %s before %s: exit %d\n%s%s", order, first, other, code, out, errs)
+		}
+	}
+	// all: the four orders; exhaustive: both orders of the one divergence
+	// of each warp (2 warps: 4 executions).
+	out, errs, code := runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--order", "all", "--check-bound", k)
+	if code != 0 || !strings.Contains(out, "longest of 4 executions") {
+		t.Errorf("all: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--order", "exhaustive", "--check-bound", k)
+	if code != 0 || !strings.Contains(out, "longest of 4 executions (every order of the lane groups)") {
+		t.Errorf("exhaustive: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--order", "exhaustive", "--max-orders", "3", k)
+	if code != 0 || !strings.Contains(out, "the first 3 orders of the lane groups") {
+		t.Errorf("exhaustive, 3: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--check-bound", "--format", "json", k)
+	if code != 0 || !strings.Contains(out, `"static_bound_cycles": `+bound) || !strings.Contains(out, `"source": "simt seed 1, order taken-first"`) {
 		t.Errorf("json: exit %d\n%s%s", code, out, errs)
 	}
-	// The counted loop with its trip count given: every lane runs the
-	// loop to its bound.
-	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-5", "--block", "32", "--arg", "colsum_param_2=5", "--paths-seed", "1", "--max-loops", "--check-bound", "--timeline", "../../examples/counted-loop/kernel.ptx")
+	// The counted loop with its trip count given: the loop runs 5 times.
+	out, errs, code = runCmd(t, "simulate", "--hw", "ecrts25-orin-5", "--block", "32", "--arg", "colsum_param_2=5", "--paths-seed", "1", "--check-bound", "--timeline", "../../examples/counted-loop/kernel.ptx")
 	if code != 0 || strings.Count(out, "ld.global.f32") != 5 {
 		t.Errorf("counted loop: exit %d, want 5 loads\n%s%s", code, out, errs)
 	}
@@ -146,8 +172,10 @@ func TestSimulatePathsSeedErrors(t *testing.T) {
 		{"simulate", "--hw", "ecrts25-orin-200", "--paths-seed", "1", k},                                  // no --block
 		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", k},                                      // --block without --paths-seed
 		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--warps", "2", k}, // --warps
-		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--sides", "left", k},
-		{"simulate", "--hw", "ecrts25-orin-200", "--block", "32", "--paths-seed", "1", "../../examples/counted-loop/kernel.ptx"}, // loop without a bound
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--order", "left", k},
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--paths-seed", "1", "--order", "exhaustive", "--max-orders", "0", k},
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "64", "--order", "gpgpusim", k},                                                       // --order without --paths-seed
+		{"simulate", "--hw", "ecrts25-orin-200", "--block", "32", "--paths-seed", "1", "--check-bound", "../../examples/counted-loop/kernel.ptx"}, // loop without a bound
 	} {
 		_, errs, code := runCmd(t, args...)
 		if code != ExitBadInput || !strings.HasPrefix(errs, "gpuwcet: ") {

@@ -48,10 +48,24 @@ var sameStage = map[string][]string{
 	"cfg/cfgdot":         {"cfg"},
 	"cfg/loops":          {"cfg/release", "cfg/values"},
 	"phases/sim/simtest": {"phases", "phases/sim"},
+	"phases/sim/simt":    {"phases/sim"},
 	"bound/static":       {"bound"},
 	"bound/simcheck":     {"bound"},
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},
+}
+
+// judges are the packages that judge a bound by executing the kernel: the
+// execution drawer and the reference simulator. The judge of a bound must
+// not share the code it judges (docs/decisions.md), so none of them may
+// import, directly or through any package of the module, the analysis
+// packages listed: the uniformity and per-warp resolution (divergence),
+// the loop bounds (cfg/loops), the value analysis (cfg/values), the
+// release points (cfg/release), the timing engine and the bounds
+// (phases, bound, bound/static).
+var judges = map[string][]string{
+	"phases/sim/simt": {"divergence", "cfg/loops", "cfg/values", "cfg/release", "phases", "bound", "bound/static"},
+	"phases/sim":      {"divergence", "cfg/loops", "cfg/values", "cfg/release", "phases", "bound", "bound/static"},
 }
 
 // externalDeps are the modules the project may use besides the standard
@@ -112,6 +126,55 @@ func TestDependencies(t *testing.T) {
 			if stage[d] != stage[p] {
 				t.Errorf("sameStage lists %s -> %s, which are not of one stage", p, d)
 			}
+		}
+	}
+}
+
+// TestJudgeIndependence checks the judges rule: no judge package reaches
+// an analysis package it judges through the module's import graph.
+func TestJudgeIndependence(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string][]string{}
+	for _, p := range modulePackages(t, root) {
+		for _, imp := range p.imports {
+			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
+				imports[p.rel] = append(imports[p.rel], rel)
+			}
+		}
+	}
+	for judge, banned := range judges {
+		if _, ok := imports[judge]; !ok {
+			if _, err := os.Stat(filepath.Join(root, judge)); err != nil {
+				t.Errorf("judges names %s, which is not a package of the module", judge)
+				continue
+			}
+		}
+		// Breadth-first over the imports, keeping the chain.
+		via := map[string]string{judge: ""}
+		queue := []string{judge}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			for _, q := range imports[p] {
+				if _, seen := via[q]; seen {
+					continue
+				}
+				via[q] = p
+				queue = append(queue, q)
+			}
+		}
+		for _, b := range banned {
+			if _, ok := via[b]; !ok {
+				continue
+			}
+			chain := []string{b}
+			for p := via[b]; p != ""; p = via[p] {
+				chain = append([]string{p}, chain...)
+			}
+			t.Errorf("judge %s reaches %s, an analysis it judges (%s): a judge must not share the code it judges", judge, b, strings.Join(chain, " -> "))
 		}
 	}
 }

@@ -1,73 +1,84 @@
-// Package simt draws concrete executions of a thread block through a
-// kernel with control flow, for the reference simulator (package sim):
-// each warp's lanes run through the THREAD-level CFG on a SIMT
-// reconvergence stack, with random per-lane branch outcomes, and the
-// instructions the warp issues form its path.
+// Package simt draws concrete executions of a thread block through a PTX
+// kernel with control flow, for the reference simulator (package sim): the
+// judge of the static bound (gpuwcet analyze). The warps' paths come from
+// the instruction semantics, lane by lane, on a SIMT reconvergence stack;
+// the instructions each warp issues form its path, which sim times.
 //
-// # What is drawn, what is fixed
+// # Independence
 //
-//   - Branches the divergence pass resolves for the warp's class
-//     (always-taken, never-taken) take that edge in every lane.
-//   - Warp-uniform branches of unknown outcome take one random edge for the
-//     whole warp; when the sides of such a branch lead to different next
-//     barriers (a barrier-deciding branch) the k-th execution of it takes
-//     the same edge in every warp of the block (CUDA's rule for
-//     __syncthreads in conditional code, which the static analysis assumes).
-//   - Possibly divergent branches draw an edge per lane (each execution
-//     draws a bias first, so that "all lanes agree" and "all lanes disagree"
-//     are both frequent). Lanes leaving by a guarded ret/exit finish.
-//   - Loop bounds (the maximum number of executions of a header per entry
-//     into its loop) hold per lane: an edge is offered to a lane only when,
-//     after it, the lane can still reach the exit without exceeding a bound.
-//     The warp iterates while one lane does, so the warp's header count is
-//     the maximum over its lanes: the bound the static analysis uses.
-//     Options.MaxLoops makes every lane stay in its innermost loop while the
-//     bounds allow (the longest iteration counts: the concrete execution of
-//     a counted loop whose trip count equals its bound, as SGEMM's).
+// A judge that shares code with what it judges cannot see that code's
+// mistakes (issue 9: the former drawer took its branch classes and
+// per-warp outcomes from the divergence pass and its loop bounds from the
+// loops pass, so a branch wrongly classified uniform, or a condition
+// wrongly evaluated, gave the same answer on both sides). This package
+// therefore imports no analysis: not divergence, not cfg/loops, not the
+// value analysis (cmd/gpuwcet TestDependencies fails otherwise). It uses
+// the IR (cfg/isa), the graph structure (cfg: blocks, post-dominators,
+// natural loops) and nothing else, and has its own interpreter
+// (docs/decisions.md).
+//
+// # What an execution is
+//
+//   - Every lane interprets the kernel's instructions (sem.go: integer and
+//     predicate arithmetic at the instruction's width and signedness,
+//     conversions, comparisons, f32/f64 arithmetic, loads and stores,
+//     atomics, vote, shfl, redux; thread and block indices, launch
+//     dimensions, kernel arguments, literals). Memory starts undefined: a
+//     byte first read is drawn from the execution's seed (Options.Seed),
+//     or given by Options.Memory, and memory then keeps what is written
+//     (global and shared memory of the block, local memory per thread).
+//     Kernel arguments not given in Launch.Args are drawn once per block,
+//     the block index within the grid too.
+//   - Branches are decided by the lanes' values. A decision that depends
+//     on drawn data is free: when it would run a loop past the cap the
+//     user's flow facts give it (Launch.Caps; never a bound the analysis
+//     derived), the lane leaves the loop instead (the data could be such).
+//     A loop whose exit does not depend on data runs as its arithmetic
+//     says; running past a cap is an error (the fact is wrong at these
+//     inputs).
+//   - Device functions run with a call stack: the caller's .param
+//     arguments are copied into the callee's parameters, its return
+//     parameters back; each call has its own registers.
+//   - Block barriers (bar.sync, bar.red) stop a warp until every warp of
+//     the block has reached one (or ended): the warps run in lockstep
+//     phases, so memory written before a barrier is seen after it.
 //
 // # The stack
 //
-// An entry is (pc, reconvergence pc, active mask). At a branch on which the
-// active lanes disagree, the entry's pc becomes the reconvergence point of
-// the branch (divergence.Branch.Reconv: the immediate post-dominator for
-// PTX, the SSY/BSSY/PBK target for SASS) and one entry per distinct target
-// is pushed, each with that reconvergence pc; an entry whose pc reaches its
-// reconvergence pc is popped, and the lanes continue in the entry below
-// (IPDOM reconvergence, as GPGPU-Sim's simt_stack). The order of the sides
-// (Options.Order): TakenFirst runs the lanes that take the branch first (as
-// measured on Pascal, docs/divergence.md), FallThroughFirst the others
-// first, RandomOrder draws it at every divergence. Lane groups that leave a
-// loop (or do not come back to the branch before reconverging) run before
-// the groups that iterate again; Options.LeaversLast reverses it (the
-// order of GPGPU-Sim when the leavers hold the highest lane; docs/model.md,
-// "Divergence and the warp-level CFG", item 4).
+// GPGPU-Sim's simt_stack::update. An entry is (frame, pc, reconvergence
+// pc, mask). At a branch on which the active lanes disagree, with
+// reconvergence point R (the immediate post-dominator in the function's
+// graph, the virtual exit when there is none): the lanes going to R wait
+// in the entry below; if R is the top entry's reconvergence point the
+// groups replace the top entry, otherwise the top entry becomes the
+// reconvergence entry (pc R) and one entry per group is pushed above it.
+// An entry whose pc reaches its reconvergence point pops. The order of the
+// groups is every order a stack may choose (Options.Order): taken first
+// (Pascal, docs/divergence.md), fall-through first, random at each
+// divergence, GPGPU-Sim's (the group holding the highest lane runs last:
+// when those lanes leave a loop they run after its remaining iterations),
+// or Options.Choose, which Exhaustive uses to enumerate them all.
 //
-// The path of a warp is the concatenation of the thread-level blocks the
-// top entry runs; consecutive instructions that are not fall-throughs
-// (a taken branch, or the jump from one side to the next at a resume)
-// redirect the warp for the description's branch_wait, by the predicate of
-// phases.PathRedirects / sim.Redirects, which the simulator applies.
-//
-// The divergence package's property test runs a similar stack over
-// cfgtest functions; this package is the exported, launch-aware version
-// (per-class outcomes, loop bounds, block-wide uniform decisions).
+// The path of a warp is every instruction its top entry issues, guarded
+// ones included (they are timed whatever the guard). Consecutive
+// instructions of a path that are not a fall-through redirect the warp for
+// the description's branch_wait, the predicate of sim.Redirects on the
+// instruction indices (Block.Program passes no function: within one
+// function, the instruction after a branch in the path is the branch's
+// fall-through exactly when its index is the next).
 package simt
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
-	"strconv"
-	"strings"
+	"go/token"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
-	"github.com/gpuwcet/gpuwcet/cfg/loops"
-	"github.com/gpuwcet/gpuwcet/cfg/pass"
-	"github.com/gpuwcet/gpuwcet/divergence"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases/sim"
 )
 
-// Order is the order in which the sides of a divergent branch run.
+// Order is the order in which the lane groups of a divergence run.
 type Order uint8
 
 const (
@@ -77,7 +88,13 @@ const (
 	FallThroughFirst
 	// RandomOrder draws the order at every divergence.
 	RandomOrder
+	// GPGPUSim runs the group holding the highest lane last
+	// (simt_stack::update).
+	GPGPUSim
 )
+
+// Orders lists every order, in the order of their values.
+var Orders = []Order{TakenFirst, FallThroughFirst, RandomOrder, GPGPUSim}
 
 func (o Order) String() string {
 	switch o {
@@ -87,263 +104,272 @@ func (o Order) String() string {
 		return "fallthrough-first"
 	case RandomOrder:
 		return "random"
+	case GPGPUSim:
+		return "gpgpusim"
 	}
 	return "order?"
 }
 
-// ParseOrder parses "taken-first" (or ""), "fallthrough-first" or "random".
+// ParseOrder parses "taken-first" (or ""), "fallthrough-first", "random"
+// or "gpgpusim".
 func ParseOrder(s string) (Order, error) {
-	switch s {
-	case "", "taken-first":
-		return TakenFirst, nil
-	case "fallthrough-first":
-		return FallThroughFirst, nil
-	case "random":
-		return RandomOrder, nil
+	for _, o := range Orders {
+		if s == o.String() {
+			return o, nil
+		}
 	}
-	return 0, fmt.Errorf("unknown side order %q (want taken-first, fallthrough-first or random)", s)
+	if s == "" {
+		return TakenFirst, nil
+	}
+	return 0, fmt.Errorf("unknown side order %q (want taken-first, fallthrough-first, random or gpgpusim)", s)
 }
 
-// Options tune the drawing.
+// Caps gives the flow-fact cap of a loop of function fn headed by the
+// block starting with instruction header: the most executions of the
+// header per entry into the loop. Data-dependent exits are steered to
+// respect it.
+type Caps func(fn *isa.Func, header *isa.Instr) (int64, bool)
+
+// Launch is the launch configuration and the inputs of an execution.
+type Launch struct {
+	Block [3]int // threads per block (required)
+	Grid  [3]int // blocks per grid; zero: drawn
+	// CTA is the index of the block in the grid; nil: drawn.
+	CTA *[3]int
+	// Args are kernel arguments by parameter name (raw bits); a parameter
+	// not given is drawn.
+	Args map[string]int64
+	// Caps are the user's flow facts (nil: none).
+	Caps Caps
+}
+
+// Options tune one execution.
 type Options struct {
 	Order Order
-	// LeaversLast runs lane groups that iterate again before those that
-	// leave the loop (see the package documentation).
-	LeaversLast bool
-	// MaxLoops makes every lane stay in its innermost loop whenever the
-	// bounds allow it.
+	// Seed draws memory, arguments not given, and random orders.
+	Seed uint64
+	// Choose, when set, picks the order at each divergence of two or more
+	// groups: one of n orders (n = groups!, the permutations of the
+	// groups sorted taken first, 0 that order); it overrides Order.
+	Choose func(n int) int
+	// MaxLoops makes data-dependent decisions stay in their innermost loop
+	// while its cap allows (loops run to their flow facts).
 	MaxLoops bool
 	// MaxInstrs bounds the path of one warp (0: 1<<22).
 	MaxInstrs int
+	// Memory fixes the initial content of memory (nil: drawn).
+	Memory Memory
+	// Volatile makes a register read before any write draw a new value at
+	// every read (the live-in predicates of synthetic test functions then
+	// act as data-dependent conditions).
+	Volatile bool
 }
 
-// LoopBound returns the bound of a thread-level loop (maximum executions of
-// its header per entry); false when it has none.
-type LoopBound func(l *cfg.Loop) (int64, bool)
-
-// FromLoops returns the bounds of a loops-pass result.
-func FromLoops(lr *loops.Result) LoopBound {
-	return func(l *cfg.Loop) (int64, bool) { return lr.Max(l.Header) }
+// Step is one block a warp ran: Func's block Block (thread-level graph).
+type Step struct {
+	Func  *isa.Func
+	Block int
 }
 
-// Generator draws executions of one kernel.
-type Generator struct {
-	g      *cfg.Graph
-	info   *divergence.Info
-	bound  []int64 // per loop index, ≥ 1
-	decide map[*cfg.Block]bool
-	feas   map[string]bool
-	ci     []int // class of each warp of the block, by warp number
-	lanes  []int
-	subst  map[*isa.Instr]*isa.Instr
-}
-
-// Returns makes the paths carry, in place of each jump that
-// static.Inline made of a callee's ret (the keys of returns, from
-// static.Inlined.Returns), a copy of that ret at the jump's index: the
-// hardware returns, it does not jump, so the simulator must time a ret
-// there (issuing nothing, or as the description's ret_issues says, and
-// with no branch hazard after it). It returns gen.
-func (gen *Generator) Returns(returns map[*isa.Instr]*isa.Instr) *Generator {
-	gen.subst = map[*isa.Instr]*isa.Instr{}
-	for j, r := range returns {
-		c := *r
-		c.Index = j.Index
-		c.Pos = j.Pos
-		gen.subst[j] = &c
-	}
-	return gen
-}
-
-// New prepares a generator for the thread-level graph g (the graph the
-// divergence pass analysed, device calls inlined if the static analysis
-// inlined them), the divergence result with a known launch configuration,
-// and the loop bounds.
-func New(g *cfg.Graph, info *divergence.Info, lb LoopBound) (*Generator, error) {
-	if g.Orig != nil {
-		return nil, fmt.Errorf("simt: want the thread-level graph, got a derived one")
-	}
-	if len(g.Irreducible) > 0 {
-		return nil, fmt.Errorf("simt: %s: irreducible control flow", g.Func.Name)
-	}
-	gen := &Generator{g: g, info: info, feas: map[string]bool{}}
-	for _, l := range g.Loops {
-		n, ok := lb(l)
-		if !ok {
-			return nil, fmt.Errorf("simt: %s: loop headed by %s has no bound", g.Func.Name, l.Header)
-		}
-		gen.bound = append(gen.bound, max(n, 1))
-	}
-	nw := 0
-	for _, c := range info.Classes {
-		if c.Warps == nil {
-			return nil, fmt.Errorf("simt: %s: launch configuration unknown (the classes list no warps)", g.Func.Name)
-		}
-		for _, w := range c.Warps {
-			nw = max(nw, w+1)
-		}
-	}
-	gen.ci = make([]int, nw)
-	gen.lanes = make([]int, nw)
-	for i := range gen.ci {
-		gen.ci[i] = -1
-	}
-	for k, c := range info.Classes {
-		for j, w := range c.Warps {
-			gen.ci[w] = k
-			gen.lanes[w] = 32
-			if j < len(c.Lanes) && c.Lanes[j] > 0 {
-				gen.lanes[w] = c.Lanes[j]
-			}
-		}
-	}
-	for w, k := range gen.ci {
-		if k < 0 {
-			return nil, fmt.Errorf("simt: %s: warp %d belongs to no class", g.Func.Name, w)
-		}
-	}
-	gen.decide = barrierDeciding(g)
-	return gen, nil
-}
-
-// Warps returns the number of warps of the block.
-func (gen *Generator) Warps() int { return len(gen.ci) }
-
-// Class returns the class index (in divergence.Info.Classes) of warp w.
-func (gen *Generator) Class(w int) int { return gen.ci[w] }
-
-// Block is one drawn execution of the block.
+// Block is one execution of the thread block.
 type Block struct {
-	Paths  [][]*isa.Instr // per warp: the instructions it issues, in order
-	Blocks [][]int        // per warp: the thread-level blocks it runs, in order
+	Paths [][]*isa.Instr // per warp: the instructions it issues, in order
+	Steps [][]Step       // per warp: the blocks it runs, in order
+	// Orders gives the number of orders at each divergence of two or more
+	// groups, in execution order (Exhaustive enumerates them).
+	Orders []int
+	// Divergences counts the branches at which lanes disagreed.
+	Divergences int
+	// Drawn counts the results the interpreter drew instead of computing.
+	Drawn int
+	// Args are the kernel arguments used (given or drawn), CTA the block
+	// index.
+	Args map[string]uint64
+	CTA  [3]int
 }
 
-// Draw draws one execution of the whole block from seed.
-func (gen *Generator) Draw(seed uint64, opt Options) (*Block, error) {
-	r := rand.New(rand.NewPCG(seed, 0x51a7c0de))
-	shared := map[*cfg.Block][]int{}
-	b := &Block{}
-	for w := range gen.ci {
-		seq, err := gen.warp(w, r, shared, opt)
-		if err != nil {
-			return nil, fmt.Errorf("warp %d: %w", w, err)
-		}
-		var path []*isa.Instr
-		for _, k := range seq {
-			for _, in := range gen.g.Blocks[k].Instrs {
-				if x := gen.subst[in]; x != nil {
-					in = x
-				}
-				path = append(path, in)
+// Program compiles the execution for the simulator.
+func (b *Block) Program(hw *hwdesc.Desc, mode sim.BarrierMode) (*sim.Program, error) {
+	return sim.CompileFunc(hw, b.Paths, mode, nil)
+}
+
+// function is a function prepared for execution.
+type function struct {
+	fn    *isa.Func
+	g     *cfg.Graph
+	dc    *decoder
+	code  []*dinstr // by instruction index
+	ipdom []int     // by block: reconvergence block index, or exitIdx
+}
+
+// Kernel is a PTX kernel prepared for execution, with the device
+// functions it calls.
+type Kernel struct {
+	file  *isa.File
+	fn    *isa.Func
+	main  *function
+	funcs map[string]*function
+}
+
+// New prepares kernel fn of file (a PTX listing) and every device
+// function it may call.
+func New(file *isa.File, fn *isa.Func) (*Kernel, error) {
+	if file.Dialect != isa.DialectPTX {
+		return nil, fmt.Errorf("simt: %s: the execution drawer interprets PTX only (this listing is %s)", fn.Name, file.Dialect)
+	}
+	if fn.Decl {
+		return nil, fmt.Errorf("simt: %s has no body", fn.Name)
+	}
+	k := &Kernel{file: file, fn: fn, funcs: map[string]*function{}}
+	main, err := k.prepare(fn)
+	if err != nil {
+		return nil, err
+	}
+	k.main = main
+	// Prepare every function reachable by calls now: a missing body is an
+	// error before anything runs.
+	queue := []*function{main}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, in := range f.fn.Instrs {
+			if in.Kind != isa.KindCall || len(in.Targets) == 0 {
+				continue
 			}
+			if _, ok := k.funcs[in.Targets[0]]; ok {
+				continue
+			}
+			g, err := k.function(in.Targets[0])
+			if err != nil {
+				return nil, fmt.Errorf("simt: %s: %w", k.pos(in), err)
+			}
+			queue = append(queue, g)
 		}
-		b.Paths = append(b.Paths, path)
-		b.Blocks = append(b.Blocks, seq)
+	}
+	return k, nil
+}
+
+func (k *Kernel) function(name string) (*function, error) {
+	if f, ok := k.funcs[name]; ok {
+		return f, nil
+	}
+	fn := k.file.Func(name)
+	if fn == nil || fn.Decl {
+		return nil, fmt.Errorf("call to %s, whose code is not in the listing", name)
+	}
+	return k.prepare(fn)
+}
+
+func (k *Kernel) prepare(fn *isa.Func) (*function, error) {
+	g, err := cfg.Build(k.file.Fset, fn)
+	if err != nil {
+		return nil, fmt.Errorf("simt: %s: %w", fn.Name, err)
+	}
+	f := &function{fn: fn, g: g, dc: &decoder{regs: map[string]int{}}}
+	f.code = make([]*dinstr, len(fn.Instrs))
+	for i, in := range fn.Instrs {
+		f.code[i] = f.dc.decode(in)
+	}
+	f.ipdom = make([]int, len(g.Blocks))
+	for i, b := range g.Blocks {
+		f.ipdom[i] = exitIdx
+		if p := b.IPdom(); p != nil && p != g.Exit {
+			f.ipdom[i] = p.Index
+		}
+	}
+	k.funcs[fn.Name] = f
+	return f, nil
+}
+
+func (k *Kernel) pos(in *isa.Instr) string {
+	if k.file.Fset == nil || !in.Pos.IsValid() {
+		return in.Text
+	}
+	return k.file.Fset.Position(in.Pos).String()
+}
+
+// Func returns the kernel.
+func (k *Kernel) Func() *isa.Func { return k.fn }
+
+// Position returns the position of p in the listing.
+func (k *Kernel) Position(p token.Pos) token.Position {
+	if k.file.Fset == nil {
+		return token.Position{}
+	}
+	return k.file.Fset.Position(p)
+}
+
+// Run draws one execution of the block.
+func (k *Kernel) Run(l Launch, opt Options) (*Block, error) {
+	x, err := k.execute(l, opt)
+	if err != nil {
+		return nil, err
+	}
+	b := &Block{Orders: x.orders, Divergences: x.divergences, Drawn: x.drawnOps, CTA: x.cta, Args: map[string]uint64{}}
+	for _, w := range x.warps {
+		b.Paths = append(b.Paths, w.path)
+		b.Steps = append(b.Steps, w.steps)
+	}
+	for name, buf := range x.args {
+		var v uint64
+		for i := 0; i < len(buf) && i < 8; i++ {
+			v |= uint64(buf[i]) << (8 * i)
+		}
+		b.Args[name] = v
 	}
 	return b, nil
 }
 
-// barrierDeciding marks the blocks with several successors whose sides
-// reach different sets of next block barriers (or the end).
-func barrierDeciding(g *cfg.Graph) map[*cfg.Block]bool {
-	isBar := func(in *isa.Instr) bool { return in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock() }
-	// next[b]: the next barriers (instruction index; -1 for the end)
-	// reachable from the start of b, a least fixed point.
-	next := make([]map[int]bool, len(g.Blocks)+1)
-	for i := range next {
-		next[i] = map[int]bool{}
+// execute runs the block.
+func (k *Kernel) execute(l Launch, opt Options) (*run, error) {
+	x := &run{k: k, launch: l, opt: opt, src: newSource(opt.Seed)}
+	x.order = newSource(opt.Seed ^ 0x5eed0de5).r
+	x.mem = &memory{bytes: map[memKey]mbyte{}, src: x.src, fixed: opt.Memory}
+	if err := x.init(); err != nil {
+		return nil, err
 	}
-	next[g.Exit.Index][-1] = true
-	for _, b := range g.Blocks {
-		if k := firstBar(b, isBar); k >= 0 {
-			next[b.Index][k] = true
-		}
+	if err := x.execute(); err != nil {
+		return nil, fmt.Errorf("simt: %s: %w", k.fn.Name, err)
 	}
-	for changed := true; changed; {
-		changed = false
-		for i := len(g.Blocks) - 1; i >= 0; i-- {
-			b := g.Blocks[i]
-			if firstBar(b, isBar) >= 0 {
-				continue
-			}
-			m := next[b.Index]
-			for _, e := range b.Succs {
-				for k := range next[e.To.Index] {
-					if !m[k] {
-						m[k] = true
-						changed = true
-					}
-				}
-			}
-		}
-	}
-	out := map[*cfg.Block]bool{}
-	for _, b := range g.Blocks {
-		for _, e := range b.Succs[min(1, len(b.Succs)):] {
-			if setKey(next[e.To.Index]) != setKey(next[b.Succs[0].To.Index]) {
-				out[b] = true
-			}
-		}
-	}
-	return out
+	return x, nil
 }
 
-func firstBar(b *cfg.Block, isBar func(*isa.Instr) bool) int {
-	for _, in := range b.Instrs {
-		if isBar(in) {
-			return in.Index
+// Exhaustive runs every execution of the block that differs in the order
+// of the lane groups at some divergence (the memory, arguments and block
+// index drawn from opt.Seed, the same for all), calling visit on each,
+// at most limit of them. It reports whether it enumerated them all.
+func (k *Kernel) Exhaustive(l Launch, opt Options, limit int, visit func(*Block) error) (bool, error) {
+	var prefix []int
+	for n := 0; ; n++ {
+		if n >= limit {
+			return false, nil
 		}
+		var made []int
+		i := 0
+		opt.Choose = func(arity int) int {
+			c := 0
+			if i < len(prefix) {
+				c = prefix[i]
+			}
+			made = append(made, c)
+			i++
+			return c
+		}
+		b, err := k.Run(l, opt)
+		if err != nil {
+			return false, err
+		}
+		if err := visit(b); err != nil {
+			return false, err
+		}
+		// Next choice sequence: the last position that can still grow.
+		j := len(made) - 1
+		for j >= 0 && made[j]+1 >= b.Orders[j] {
+			j--
+		}
+		if j < 0 {
+			return true, nil
+		}
+		prefix = append(made[:j:j], made[j]+1)
 	}
-	return -2
-}
-
-func setKey(m map[int]bool) string {
-	var ks []int
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	var sb strings.Builder
-	for _, k := range ks {
-		sb.WriteString(strconv.Itoa(k))
-		sb.WriteByte(',')
-	}
-	return sb.String()
-}
-
-// NewKernel builds the generator of fn's executions on the graph the static
-// pass (bound/static, gpuwcet analyze) analyses: device calls inlined
-// (static.Inline), the divergence classes of launch, the loop bounds of the
-// loops pass (derived, or from facts bound to the listing's checksum sha),
-// and the inlined returns timed as the rets they replace (Returns). It
-// returns the inlined function the paths come from, to give
-// sim.CompileFunc (fn itself when it has no calls).
-func NewKernel(file *isa.File, fn *isa.Func, launch pass.Launch, facts *loops.Facts, sha string) (*Generator, *isa.Func, error) {
-	ifn, inl, err := cfg.Inline(file, fn)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := cfg.Build(file.Fset, ifn)
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := divergence.Analyze(g, launch, divergence.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	lr, err := loops.Compute(g, launch, facts, sha)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := lr.Err(); err != nil {
-		return nil, nil, err
-	}
-	gen, err := New(g, info, FromLoops(lr))
-	if err != nil {
-		return nil, nil, err
-	}
-	if inl != nil {
-		gen.Returns(inl.Returns)
-	}
-	return gen, ifn, nil
 }
