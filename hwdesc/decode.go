@@ -3,6 +3,7 @@ package hwdesc
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,11 +16,17 @@ import (
 // Load reads, strictly decodes and validates the description in a file
 // (at most input.MaxTOMLBytes).
 func Load(path string) (*Desc, error) {
+	return loadChain(path, nil)
+}
+
+// loadChain is Load for a description reached through extends from the
+// files of chain (absolute paths, for the cycle check).
+func loadChain(path string, chain []string) (*Desc, error) {
 	data, err := input.ReadFile(path, input.MaxTOMLBytes)
 	if err != nil {
 		return nil, fmt.Errorf("hardware description: %w", err)
 	}
-	return Decode(path, data)
+	return decode(path, data, &extender{dir: filepath.Dir(path), file: true, chain: chain})
 }
 
 // Decode strictly decodes and validates a description; name is the file
@@ -30,7 +37,14 @@ func Load(path string) (*Desc, error) {
 // Validate, an *UnknownKeysError for keys that are not in the schema. A
 // document larger or more deeply nested than input.CheckTOML allows is a
 // *SyntaxError, found before decoding.
+//
+// A description with extends is merged with its base (see Extend) before it
+// is validated; Decode resolves built-in bases only, Load also files.
 func Decode(name string, data []byte) (*Desc, error) {
+	return decode(name, data, &extender{})
+}
+
+func decode(name string, data []byte, ext *extender) (*Desc, error) {
 	if err := checkTOML(name, data); err != nil {
 		return nil, err
 	}
@@ -57,6 +71,11 @@ func Decode(name string, data []byte) (*Desc, error) {
 	}
 	d.File = name
 	setLines(d, secs)
+	if d.Extends != "" || d.Lines != nil && d.Lines["extends"] > 0 {
+		if d, err = ext.extend(d); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -93,7 +112,7 @@ func syntaxError(name string, err error) error {
 // The schema's keys, by table ("" is the top level). A test checks them
 // against the struct tags.
 var schemaKeys = map[string][]string{
-	"":         {"name", "description", "version", "source", "arch", "isa", "clock_mhz", "mem_latency", "default_unit", "notes", "pipeline", "unit", "map"},
+	"":         {"name", "extends", "description", "version", "source", "arch", "isa", "clock_mhz", "mem_latency", "default_unit", "notes", "pipeline", "unit", "map"},
 	"pipeline": {"overhead", "branch_wait", "ret_issues", "barrier_issues", "doc"},
 	"unit":     {"name", "init", "lat", "group", "count", "gpgpusim_latency", "doc"},
 	"map":      {"match", "unit", "reject", "doc"},
@@ -245,7 +264,7 @@ func checkTypes(name string, raw map[string]any, secs []section) error {
 			errs.add(name, line, "%s%s must be %s, not %s", where, key, article(want), got)
 		}
 	}
-	for _, k := range []string{"name", "description", "version", "source", "arch", "isa", "default_unit"} {
+	for _, k := range []string{"name", "extends", "description", "version", "source", "arch", "isa", "default_unit"} {
 		check("", raw, &top, k, "string")
 	}
 	check("", raw, &top, "clock_mhz", "number")

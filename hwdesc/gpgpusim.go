@@ -450,7 +450,7 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 		RetIssues:     true,
 		BarrierIssues: true,
 		Doc: "GPGPU-Sim: every result completes latency + 4 cycles after issue (fixed front end, operand collection, write-back; " +
-			"measured in the single-warp runs, reference-data.md §4.1); a branch that redirects the warp flushes its instruction " +
+			"measured in the ECRTS 2025 single-warp GPGPU-Sim runs, docs/validation.md, \"Single-warp traces\"); a branch that redirects the warp flushes its instruction " +
 			"buffer (scheduler_unit::cycle, control hazard) and the next instruction issues when the branch completes; a branch that " +
 			"falls through leaves the buffer valid (the SIMT-stack PC equals the buffered PC), which the single-warp runs confirm " +
 			"(bfs Kernel2 ends at the taken-only bound, 65 cycles); ret, exit and bar.sync issue down the ALU path (BRANCH/RET/BARRIER ops) " +
@@ -535,7 +535,7 @@ func (o ImportOptions) Import(r io.Reader) (*Desc, error) {
 	note("count: units per SM from %s, %s, %s, %s, %s; the analysis models one instance of each (-gpgpu_num_sched_per_core %s, -gpgpu_sub_core_model %s)",
 		at("-gpgpu_num_int_units"), at("-gpgpu_num_sp_units"), at("-gpgpu_num_dp_units"), at("-gpgpu_num_sfu_units"), at("-gpgpu_num_tensor_core_units"),
 		optVal(c, "-gpgpu_num_sched_per_core"), optVal(c, "-gpgpu_sub_core_model"))
-	note("pipeline: overhead %d = GPGPU-Sim's fixed issue-to-completion time beyond the configured latency (reference-data.md §4.1), added to every result; branch_wait taken, ret_issues, barrier_issues (see [pipeline] doc)", SimPipelineOverhead)
+	note("pipeline: overhead %d = GPGPU-Sim's fixed issue-to-completion time beyond the configured latency (measured in the ECRTS 2025 single-warp GPGPU-Sim runs, docs/validation.md), added to every result; branch_wait taken, ret_issues, barrier_issues (see [pipeline] doc)", SimPipelineOverhead)
 	note("resources: units of one group run on one GPGPU-Sim functional unit (one dispatch register) and share one initiation FIFO in the analysis")
 
 	d.Notes = append(extra, situational...)

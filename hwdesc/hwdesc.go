@@ -23,7 +23,12 @@ type Cycles int64
 // Every field except File and the Line fields is part of the TOML schema
 // (docs/hwdesc.md) and of the canonical encoding written by Encode.
 type Desc struct {
-	Name        string  `toml:"name"`
+	Name string `toml:"name"`
+	// Extends names the description this one extends: a built-in name or
+	// a TOML file (relative to this file's directory). The decoder merges
+	// the two (Extend) and clears the field: a decoded description is
+	// whole, and Base and Overrides say where it came from.
+	Extends     string  `toml:"extends,omitempty"`
 	Description string  `toml:"description,omitempty"`
 	Version     string  `toml:"version,omitempty"` // version of this description
 	Source      string  `toml:"source,omitempty"`  // provenance: where the numbers come from
@@ -53,6 +58,15 @@ type Desc struct {
 
 	Units []Unit `toml:"unit"`
 	Map   []Rule `toml:"map"`
+
+	// Base and BaseSHA256 name the description this one extends and its
+	// hash; Overrides lists what this one changes of it, one item each,
+	// with its position ("file:line: unit sfu: lat 13 -> 20"). Empty
+	// unless the description was decoded from one with extends; Notes
+	// repeat them, so that Hash covers them.
+	Base       string   `toml:"-"`
+	BaseSHA256 string   `toml:"-"`
+	Overrides  []string `toml:"-"`
 
 	// File is the path the description was loaded from ("" for built-ins).
 	File string `toml:"-"`
@@ -205,7 +219,7 @@ func (d *Desc) Lookup(op string) (unit, rule int, err error) {
 		r := &d.Map[i]
 		if Glob(r.Match, op) {
 			if r.Reject != "" {
-				return -1, i, fmt.Errorf("hardware description %q cannot time opcode %q (rule %q%s): %s", d.Name, op, r.Match, lineSuffix(r.Line), r.Reject)
+				return -1, i, fmt.Errorf("hardware description %q cannot time opcode %q (rule %q%s): %s; %s", d.Name, op, r.Match, lineSuffix(r.Line), r.Reject, d.extendHint())
 			}
 			u := d.UnitIndex(r.Unit)
 			if u < 0 {
@@ -220,7 +234,12 @@ func (d *Desc) Lookup(op string) (unit, rule int, err error) {
 		}
 		return -1, -1, fmt.Errorf("default unit %q is not defined", d.DefaultUnit)
 	}
-	return -1, -1, fmt.Errorf("no rule of hardware description %q matches opcode %q and it has no default_unit", d.Name, op)
+	return -1, -1, fmt.Errorf("no rule of hardware description %q matches opcode %q and it has no default_unit; %s", d.Name, op, d.extendHint())
+}
+
+// extendHint is the next step of an opcode the description cannot time.
+func (d *Desc) extendHint() string {
+	return fmt.Sprintf("to time it, write a description with extends = %q and a [[map]] rule for it (docs/hwdesc.md, \"Extending a description\")", d.Name)
 }
 
 func lineSuffix(line int) string {

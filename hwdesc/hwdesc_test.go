@@ -97,7 +97,9 @@ func TestSchemaKeys(t *testing.T) {
 	}
 	for table, keys := range schemaKeys {
 		for _, k := range keys {
-			if !contains(got[table], k) && !(table == "" && (k == "unit" || k == "map" || k == "pipeline")) {
+			// extends is resolved by the decoder: a decoded description
+			// never has it, so Encode never writes it.
+			if !contains(got[table], k) && !(table == "" && (k == "unit" || k == "map" || k == "pipeline" || k == "extends")) {
 				t.Errorf("schema key %s.%s is not written by Encode", table, k)
 			}
 		}

@@ -313,6 +313,15 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 	if a, ok := defaultUnitAssumption(hw, res); ok {
 		inputAssumptions = append(inputAssumptions, a)
 	}
+	if hw.Base != "" {
+		over := "no unit, rule or timing key"
+		if len(hw.Overrides) > 0 {
+			over = strings.Join(hw.Overrides, "; ")
+		}
+		inputAssumptions = append(inputAssumptions, report.Assumption{Key: report.KeyHWOverride, Origin: "hardware",
+			Text:  fmt.Sprintf("hardware description %s extends %s (sha256 %s) and overrides: %s", hw.Name, hw.Base, hw.BaseSHA256, over),
+			Basis: "not checked by the tool: each overridden number and route against the source its description states (docs/hwdesc.md, \"Extending a description\")"})
+	}
 	assumptions = append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
 	for _, a := range inputAssumptions {
 		assumptions = append(assumptions, a.Text)
