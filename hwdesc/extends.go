@@ -136,33 +136,15 @@ func Extend(base, ext *Desc) (*Desc, error) {
 	str("arch", &m.Arch, ext.Arch, true)
 	str("isa", &m.ISA, ext.ISA, true)
 	str("default_unit", &m.DefaultUnit, ext.DefaultUnit, true)
-	if l, ok := set(ext.Lines, "clock_mhz"); ok && m.ClockMHz != ext.ClockMHz {
-		change(l, "clock_mhz: %v -> %v", m.ClockMHz, ext.ClockMHz)
-		m.ClockMHz = ext.ClockMHz
-	}
-	if l, ok := set(ext.Lines, "mem_latency"); ok && m.MemLatency != ext.MemLatency {
-		change(l, "mem_latency: %d -> %d", m.MemLatency, ext.MemLatency)
-		m.MemLatency = ext.MemLatency
-	}
+	overrideKey(ext.Lines, "clock_mhz", &m.ClockMHz, ext.ClockMHz, change)
+	overrideKey(ext.Lines, "mem_latency", &m.MemLatency, ext.MemLatency, change)
 
 	// [pipeline].
 	p, ep := &m.Pipeline, ext.Pipeline
-	if l, ok := set(ep.Lines, "overhead"); ok && p.Overhead != ep.Overhead {
-		change(l, "pipeline overhead: %d -> %d", p.Overhead, ep.Overhead)
-		p.Overhead = ep.Overhead
-	}
-	if l, ok := set(ep.Lines, "branch_wait"); ok && p.BranchWait != ep.BranchWait {
-		change(l, "pipeline branch_wait: %q -> %q", p.BranchWait, ep.BranchWait)
-		p.BranchWait = ep.BranchWait
-	}
-	if l, ok := set(ep.Lines, "ret_issues"); ok && p.RetIssues != ep.RetIssues {
-		change(l, "pipeline ret_issues: %v -> %v", p.RetIssues, ep.RetIssues)
-		p.RetIssues = ep.RetIssues
-	}
-	if l, ok := set(ep.Lines, "barrier_issues"); ok && p.BarrierIssues != ep.BarrierIssues {
-		change(l, "pipeline barrier_issues: %v -> %v", p.BarrierIssues, ep.BarrierIssues)
-		p.BarrierIssues = ep.BarrierIssues
-	}
+	overrideKey(ep.Lines, "overhead", &p.Overhead, ep.Overhead, change)
+	overrideKey(ep.Lines, "branch_wait", &p.BranchWait, ep.BranchWait, change)
+	overrideKey(ep.Lines, "ret_issues", &p.RetIssues, ep.RetIssues, change)
+	overrideKey(ep.Lines, "barrier_issues", &p.BarrierIssues, ep.BarrierIssues, change)
 	if _, ok := set(ep.Lines, "doc"); ok {
 		p.Doc = ep.Doc
 	}
@@ -255,4 +237,13 @@ func groupNote(g string) string {
 		return ""
 	}
 	return ", group " + g
+}
+
+// overrideKey sets *dst to v when lines says the extending file sets key
+// and the value differs, recording the change.
+func overrideKey[T comparable](lines map[string]int, key string, dst *T, v T, change func(int, string, ...any)) {
+	if l, ok := lines[key]; ok && *dst != v {
+		change(l, "%s: %v -> %v", key, *dst, v)
+		*dst = v
+	}
 }
