@@ -1,6 +1,7 @@
 package hwdesc
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -22,7 +23,9 @@ type Schema struct {
 // that s does not list are an *UnknownKeysError naming each key with its
 // line and the key probably meant. It returns the line of every key, by
 // dotted path ("sms", "launch_overhead.ns"; for an array of tables, the
-// first occurrence), for the caller's own positioned checks. A document
+// first occurrence, and each element by its index: "kernel[1]",
+// "kernel[1].id", "kernel[1].phases.prefetch" for a table under the
+// element), for the caller's own positioned checks. A document
 // larger or more deeply nested than input.CheckTOML allows is a
 // *SyntaxError, found before decoding.
 func DecodeStrict(name string, data []byte, v any, s Schema) (lines map[string]int, err error) {
@@ -38,6 +41,8 @@ func DecodeStrict(name string, data []byte, v any, s Schema) (lines map[string]i
 		return nil, s.unknownKeys(name, und, secs)
 	}
 	lines = map[string]int{}
+	count := map[string]int{}   // elements seen per array of tables
+	current := map[string]int{} // the array's element tables below it belong to
 	for _, sec := range secs {
 		if sec.table != "" && sec.line > 0 {
 			if _, ok := lines[sec.table]; !ok {
@@ -52,6 +57,34 @@ func DecodeStrict(name string, data []byte, v any, s Schema) (lines map[string]i
 			if _, ok := lines[full]; !ok {
 				lines[full] = l
 			}
+		}
+		// The indexed path of the section: its innermost enclosing
+		// array element, by index.
+		indexed := ""
+		if sec.array {
+			i := count[sec.table]
+			count[sec.table]++
+			current[sec.table] = i
+			indexed = fmt.Sprintf("%s[%d]", sec.table, i)
+		} else {
+			best := ""
+			for arr := range current {
+				if strings.HasPrefix(sec.table, arr+".") && len(arr) > len(best) {
+					best = arr
+				}
+			}
+			if best != "" {
+				indexed = fmt.Sprintf("%s[%d]%s", best, current[best], sec.table[len(best):])
+			}
+		}
+		if indexed == "" {
+			continue
+		}
+		if sec.line > 0 {
+			lines[indexed] = sec.line
+		}
+		for k, l := range sec.keys {
+			lines[indexed+"."+k] = l
 		}
 	}
 	return lines, nil
@@ -96,6 +129,9 @@ func (s Schema) unknownKeys(name string, und []toml.Key, secs []section) error {
 		}
 		h := s.hint(table, k[len(k)-1])
 		lines := keyLines(secs, k)
+		for p := len(k) - 1; len(lines) == 0 && p > 0; p-- {
+			lines = keyLines(secs, k[:p]) // a key of an inline table: its table's key
+		}
 		if len(lines) == 0 {
 			lines = []int{0}
 		}

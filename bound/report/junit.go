@@ -66,6 +66,9 @@ type JUnitProblem struct {
 // parse) is one test case, named after the input, in error. Times are 0:
 // the report is deterministic.
 func NewJUnit(r *Report) *JUnitSuites {
+	if r.Prem != nil {
+		return newPremJUnit(r)
+	}
 	classname := "gpuwcet"
 	if len(r.Inputs) > 0 {
 		classname = r.Inputs[0].Path

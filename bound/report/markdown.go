@@ -14,6 +14,13 @@ import (
 // by the 10 items of the bound report checklist (wcet-conventions.md
 // §4.2). Every fact comes from r (the JSON report).
 func WriteMarkdown(w io.Writer, r *Report) error {
+	if r.Prem != nil {
+		return writePremMarkdown(w, r)
+	}
+	return writeBoundMarkdown(w, r)
+}
+
+func writeBoundMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
@@ -40,8 +47,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	row(&b, "Source revision", vcs)
-	row(&b, "Hardware description", code(r.HW.Name)+spaced(code(r.HW.Version)))
-	row(&b, "Hardware description SHA-256", code(r.HW.SHA256))
+	row(&b, "Hardware description", orNone(code(r.HW.Name)+spaced(code(r.HW.Version))))
+	row(&b, "Hardware description SHA-256", orNone(code(r.HW.SHA256)))
 	if r.HW.Arch != "" {
 		row(&b, "Architecture", code(r.HW.Arch))
 	}

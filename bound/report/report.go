@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/prem"
 )
 
 // SchemaVersion is the version of the JSON report written by this package.
@@ -60,6 +61,10 @@ type Report struct {
 	// 5. Results and 6. Breakdown, per bounded kernel.
 	Summary Summary  `json:"summary"`
 	Kernels []Kernel `json:"kernels"`
+
+	// Prem is the result of a PREM schedule check (gpuwcet prem check;
+	// docs/prem.md), absent from analyze reports.
+	Prem *prem.Result `json:"prem,omitempty"`
 
 	// 7. Diagnostics; Errors is the version-1 list of kernel errors.
 	Diagnostics []Diagnostic `json:"diagnostics"`

@@ -39,6 +39,7 @@ func commands() []*cli.Command {
 		factsCommand(),
 		simulateCommand(),
 		experimentCommand(),
+		premCommand(),
 	}
 	for _, c := range cs {
 		flagsFirst(c)

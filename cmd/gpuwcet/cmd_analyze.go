@@ -624,10 +624,17 @@ func toolInfo() report.Tool {
 // the arguments after it, paths as given.
 func commandLine(c *cli.Context) []string {
 	// The parent context's arguments start with the command's name (or
-	// an alias of it).
-	for _, p := range c.Lineage()[1:] {
-		if p.NArg() > 0 && c.Command.HasName(p.Args().First()) {
-			return append([]string{c.App.Name}, p.Args().Slice()...)
+	// an alias of it); a subcommand's (prem check) with its parent's.
+	lin := c.Lineage()
+	for i := len(lin) - 1; i >= 1; i-- {
+		p := lin[i]
+		if p.NArg() == 0 {
+			continue
+		}
+		for _, q := range lin[:i] {
+			if q.Command != nil && q.Command.HasName(p.Args().First()) {
+				return append([]string{c.App.Name}, p.Args().Slice()...)
+			}
 		}
 	}
 	return append([]string{c.App.Name, c.Command.Name}, c.Args().Slice()...)

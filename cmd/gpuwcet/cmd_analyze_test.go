@@ -16,8 +16,12 @@ import (
 // compares standard output, standard error and the exit code with its
 // "want" section (-update rewrites it). The examples' READMEs show the
 // same commands.
-func TestAnalyzeGolden(t *testing.T) {
-	txtar.Golden(t, "testdata/analyze/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
+func TestAnalyzeGolden(t *testing.T) { commandGolden(t, "testdata/analyze/*.txtar") }
+
+// commandGolden runs the command line in the comment of each archive
+// matching pattern and compares its output with the "want" section.
+func commandGolden(t *testing.T, pattern string) {
+	txtar.Golden(t, pattern, func(t *testing.T, a *txtar.Archive) map[string][]byte {
 		args := strings.Fields(strings.TrimSpace(string(a.Comment)))
 		var out, errb bytes.Buffer
 		code := run(append([]string{"gpuwcet"}, args...), &out, &errb)

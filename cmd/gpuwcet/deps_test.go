@@ -53,6 +53,7 @@ var sameStage = map[string][]string{
 	"bound/simcheck":     {"bound"},
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},
+	"bound/report":       {"prem"},
 }
 
 // judges are the packages that judge a bound by executing the kernel: the

@@ -1,0 +1,517 @@
+package prem
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/release"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+)
+
+// Phase bounds from the analysis (docs/prem.md, "Phase bounds").
+//
+// A phase of a tile is a region of the kernel between two block-wide
+// barriers: the block starts it when a barrier releases every warp, and it
+// ends when the next barrier that closes it releases them. The regions are
+// found in three ways, by the label a schedule names:
+//
+//  1. release points (cfg/release): the barrier that follows the first
+//     release point opens the prefetch, which runs to the next barrier;
+//     the compute runs from there to the barrier of the second release
+//     point (phase mode) or to the tile's last barrier (whole-tile mode);
+//     the write-back from there back to the first release barrier or the
+//     kernel's end. Labels "prefetch", "compute", "writeback".
+//  2. source markers that survive into the listing as comments,
+//     asm volatile("// @prem NAME"): a marker opens region NAME at the
+//     barrier that precedes it in its basic block; the region runs to the
+//     next marker's barrier (the last one back to the first's, or the
+//     end); "// @prem end" closes a region without opening one.
+//  3. explicit line ranges: lines = [first, last] is widened to the
+//     barrier sections it touches.
+//
+// Each region is bounded by the static analysis of gpuwcet analyze
+// (bound/static, through the pass driver): the longest path over the
+// barrier sections from its first barrier to its last
+// (static.Result.Region), in cycles, converted to ns at clock_hz
+// rounding up (N3).
+
+// Listing is a parsed listing.
+type Listing struct {
+	Path   string
+	File   *isa.File
+	Src    []byte
+	SHA256 string
+}
+
+// Analysis is what the listings give a schedule.
+type Analysis struct {
+	Bounds   []KernelBounds // by kernel of the schedule
+	Releases []Release
+	Regions  []Region
+	Warnings []Warning
+}
+
+// Warning is a finding of the analysis of the listings.
+type Warning struct {
+	Rule, Message, Kernel string
+	Pos                   token.Position
+}
+
+// ErrUnbounded marks an error that means "not bounded" (exit code 2).
+var ErrUnbounded = errors.New("not bounded")
+
+// markerRE finds a source marker in a listing's comment.
+var markerRE = regexp.MustCompile(`//\s*@prem\s+([A-Za-z_][A-Za-z0-9_-]*)`)
+
+// Analyze bounds the phase regions of every kernel of s that names them.
+// byKernel gives a kernel's listing when the schedule names it; otherwise
+// the listing that defines the kernel's function is used.
+func Analyze(s *Schedule, hw *hwdesc.Desc, listings []*Listing, byKernel map[*Kernel]*Listing) (*Analysis, error) {
+	an := &Analysis{Bounds: make([]KernelBounds, len(s.Kernels))}
+	var errs isa.ErrorList
+	for ki, k := range s.Kernels {
+		if k.Phases == [numPhases]*RegionSpec{} {
+			continue
+		}
+		at := fmt.Sprintf("kernel[%d]", ki)
+		if s.Platform.ClockHz == 0 {
+			errs.Addf(s.Pos("platform"), "kernel %s: the analysis bounds its phases in cycles: give platform.clock_hz to convert them to ns", k.ID)
+			continue
+		}
+		l := byKernel[k]
+		if l == nil {
+			var names []string
+			for _, c := range listings {
+				names = append(names, c.Path)
+				if fn := c.File.Func(k.Function); fn != nil && !fn.Decl {
+					if l != nil {
+						errs.Addf(s.Pos(at+".function"), "kernel %s: function %s is defined in %s and in %s: name the listing (listing = ...)", k.ID, k.Function, l.Path, c.Path)
+					}
+					l = c
+				}
+			}
+			if l == nil {
+				errs.Addf(s.Pos(at+".function"), "kernel %s: function %s is in no listing (given: %s)", k.ID, k.Function, orNone(strings.Join(names, ", ")))
+				continue
+			}
+		}
+		if k.SHA256 != "" && k.SHA256 != l.SHA256 {
+			errs.Addf(s.Pos(at+".sha256"), "kernel %s: the schedule names listing %s with sha256 %s, the file has %s: the schedule was written for another listing", k.ID, l.Path, k.SHA256, l.SHA256)
+			continue
+		}
+		fn := l.File.Func(k.Function)
+		if fn == nil || fn.Decl || !fn.Entry {
+			errs.Addf(s.Pos(at+".function"), "kernel %s: %s has no kernel %s", k.ID, l.Path, k.Function)
+			continue
+		}
+		kb, err := analyzeKernel(s, ki, hw, l, fn, an)
+		if err != nil {
+			var el isa.ErrorList
+			if errors.As(err, &el) {
+				errs = append(errs, el...)
+				continue
+			}
+			return nil, err
+		}
+		an.Bounds[ki] = kb
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return an, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// analyzeKernel runs the static analysis on one kernel and bounds its
+// phase regions.
+func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Func, an *Analysis) (KernelBounds, error) {
+	k := s.Kernels[ki]
+	at := fmt.Sprintf("kernel[%d]", ki)
+	var kb KernelBounds
+	launch := pass.Launch{Block: k.Block, Grid: [3]int{k.Blocks, 1, 1}, Args: k.Args}
+	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: l.SHA256},
+		Funcs: regexp.MustCompile("^" + regexp.QuoteMeta(fn.Name) + "$")}
+	if k.Facts != "" {
+		p := k.Facts
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(s.File), p)
+		}
+		facts, err := loops.LoadFacts(p)
+		if err != nil {
+			return kb, isa.ErrorList{{Pos: s.Pos(at + ".facts"), Msg: fmt.Sprintf("kernel %s: %v", k.ID, err)}}
+		}
+		opts.Inputs[loops.FactsInput] = facts
+	}
+	res, err := pass.Run([]*pass.Analyzer{static.Analyzer}, l.File, opts)
+	if err != nil {
+		return kb, err
+	}
+	act := res.Get(static.Analyzer, fn)
+	if act == nil {
+		return kb, fmt.Errorf("prem: kernel %s: %s was not analysed", k.ID, fn.Name)
+	}
+	if act.Err != nil {
+		err := act.Err
+		for _, a := range res.Actions() {
+			if a.Func == fn && a.Err != nil && a != act && !strings.Contains(a.Err.Error(), "failed prerequisites") {
+				err = a.Err
+			}
+		}
+		if static.Unbounded(err) {
+			return kb, fmt.Errorf("kernel %s (%s): %w: %v", k.ID, fn.Name, ErrUnbounded, err)
+		}
+		return kb, fmt.Errorf("kernel %s (%s): %v", k.ID, fn.Name, err)
+	}
+	rep := act.Result.(*static.Report)
+	fset := rep.Graph.Fset
+	posOf := func(in *isa.Instr, none string) string {
+		if in == nil {
+			return none
+		}
+		return pass.Position(fset, in.Pos).String()
+	}
+	// Release points, in program order.
+	var rps []*release.Point
+	for _, lb := range rep.Loops.Loops {
+		if lb.Release != nil {
+			rps = append(rps, lb.Release)
+		}
+	}
+	sort.SliceStable(rps, func(i, j int) bool { return rps[i].Loop.Header.Index < rps[j].Loop.Header.Index })
+	for _, p := range rps {
+		an.Releases = append(an.Releases, Release{Kernel: k.ID, Pos: p.Pos.String(), Trigger: p.String(), Barrier: posOf(p.Barrier, "none (paths meet different barriers)")})
+		an.Warnings = append(an.Warnings, Warning{Rule: "release-point", Kernel: k.ID, Pos: p.Pos,
+			Message: fmt.Sprintf("%s: release point: %s; bounded by %d executions of its header from the trigger (the wait is the schedule's)", fn.Name, p, release.HeaderBound)})
+	}
+	labels := map[string]regionDef{}
+	var problems []string
+	if auto, why := autoRegions(rep, rps); auto != nil {
+		for name, d := range auto {
+			labels[name] = d
+		}
+	} else if why != "" {
+		problems = append(problems, "release points: "+why)
+	}
+	marks, why := markerRegions(rep, fn, l)
+	if why != "" {
+		problems = append(problems, "markers: "+why)
+	}
+	for name, d := range marks {
+		if old, ok := labels[name]; ok {
+			if !old.same(d) {
+				return kb, isa.ErrorList{{Pos: s.Pos(at + ".phases"), Msg: fmt.Sprintf("kernel %s: region %q is %s by the release points and %s by the markers: they disagree", k.ID, name, old.text(posOf), d.text(posOf))}}
+			}
+			d.how = "release points and markers"
+		}
+		labels[name] = d
+	}
+	var errs isa.ErrorList
+	for ph, spec := range k.Phases {
+		if spec == nil {
+			continue
+		}
+		var d regionDef
+		switch {
+		case spec.Region != "":
+			var ok bool
+			if d, ok = labels[spec.Region]; !ok {
+				var found []string
+				for n := range labels {
+					found = append(found, n)
+				}
+				sort.Strings(found)
+				msg := fmt.Sprintf("kernel %s: no region %q in %s (found: %s)", k.ID, spec.Region, fn.Name, orNone(strings.Join(found, ", ")))
+				if len(problems) > 0 {
+					msg += "; " + strings.Join(problems, "; ")
+				}
+				errs.Addf(spec.Pos, "%s", msg)
+				continue
+			}
+		default:
+			var err error
+			if d, err = lineRegion(rep, fn, spec.Lines); err != nil {
+				errs.Addf(spec.Pos, "kernel %s: %s lines %d-%d: %v", k.ID, Phase(ph), spec.Lines[0], spec.Lines[1], err)
+				continue
+			}
+		}
+		reg, err := rep.Result.Region(d.from, d.to)
+		if err != nil {
+			errs.Addf(spec.Pos, "kernel %s: %s region %s: %v", k.ID, Phase(ph), d.text(posOf), err)
+			continue
+		}
+		ns, ok := cyclesToNS(int64(reg.Bound), s.Platform.ClockHz, true)
+		if !ok {
+			errs.Addf(spec.Pos, "kernel %s: %s: %d cycles overflow", k.ID, Phase(ph), reg.Bound)
+			continue
+		}
+		var to []string
+		for _, t := range d.to {
+			to = append(to, posOf(t, "end"))
+		}
+		var secs []string
+		for _, sg := range reg.Path {
+			secs = append(secs, fmt.Sprintf("%s -> %s: %d", posOf(sg.From, "entry"), posOf(sg.To, "end"), sg.Bound))
+		}
+		from := fmt.Sprintf("%s -> %s (%s of %s, %s)", posOf(d.from, "entry"), strings.Join(to, " or "), Phase(ph), fn.Name, d.how)
+		kb.Steady[ph] = &Bound{WCET: ns, Cycles: int64(reg.Bound), From: from, Pos: spec.Pos}
+		an.Regions = append(an.Regions, Region{Kernel: k.ID, Phase: Phase(ph).String(), How: d.how, From: posOf(d.from, "entry"), To: to, Cycles: int64(reg.Bound), NS: ns, Sections: secs})
+	}
+	if len(errs) > 0 {
+		return kb, errs
+	}
+	return kb, nil
+}
+
+// regionDef is a region: from a barrier to the first of to.
+type regionDef struct {
+	from *isa.Instr
+	to   []*isa.Instr
+	how  string
+}
+
+func (d regionDef) same(e regionDef) bool {
+	if d.from != e.from || len(d.to) != len(e.to) {
+		return false
+	}
+	for i := range d.to {
+		if d.to[i] != e.to[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (d regionDef) text(pos func(*isa.Instr, string) string) string {
+	var to []string
+	for _, t := range d.to {
+		to = append(to, pos(t, "end"))
+	}
+	return pos(d.from, "entry") + " -> " + strings.Join(to, " or ")
+}
+
+// successors returns the barrier-section successors of each barrier.
+func successors(r *static.Result) map[*isa.Instr][]*isa.Instr {
+	next := map[*isa.Instr][]*isa.Instr{}
+	for _, sg := range r.Segments {
+		dup := false
+		for _, x := range next[sg.From] {
+			if x == sg.To {
+				dup = true
+			}
+		}
+		if !dup {
+			next[sg.From] = append(next[sg.From], sg.To)
+		}
+	}
+	return next
+}
+
+// autoRegions derives prefetch, compute and write-back from the release
+// points: nil and why when they do not give the three phases.
+func autoRegions(rep *static.Report, rps []*release.Point) (map[string]regionDef, string) {
+	if len(rps) == 0 {
+		return nil, ""
+	}
+	var bars []*isa.Instr
+	for _, p := range rps {
+		if p.Barrier == nil {
+			return nil, fmt.Sprintf("the paths after the release point at %s meet different barriers", p.Pos)
+		}
+		dup := false
+		for _, b := range bars {
+			dup = dup || b == p.Barrier
+		}
+		if !dup {
+			bars = append(bars, p.Barrier)
+		}
+	}
+	if len(bars) > 2 {
+		return nil, fmt.Sprintf("%d release barriers: only the prefetch (and the write-back) are released", len(bars))
+	}
+	b0 := bars[0]
+	next := successors(rep.Result)
+	seq := []*isa.Instr{b0}
+	for cur := b0; ; {
+		var ns []*isa.Instr
+		for _, n := range next[cur] {
+			if n != nil && n != b0 {
+				ns = append(ns, n)
+			}
+		}
+		if len(ns) == 0 {
+			break
+		}
+		if len(ns) > 1 {
+			return nil, fmt.Sprintf("the tile's barriers branch after instruction %d: name the phases with markers or lines", cur.Index)
+		}
+		cur = ns[0]
+		for _, x := range seq {
+			if x == cur {
+				return nil, "the tile's barriers loop without returning to the release barrier: name the phases with markers or lines"
+			}
+		}
+		seq = append(seq, cur)
+	}
+	tileEnd := []*isa.Instr{b0, nil}
+	how := "release points"
+	switch len(bars) {
+	case 1:
+		if len(seq) < 3 {
+			return nil, fmt.Sprintf("the tile has %d barriers after its release: prefetch, compute and write-back need 3", len(seq))
+		}
+		last := seq[len(seq)-1]
+		return map[string]regionDef{
+			"prefetch":  {b0, []*isa.Instr{seq[1], nil}, how},
+			"compute":   {seq[1], []*isa.Instr{last, nil}, how},
+			"writeback": {last, tileEnd, how},
+		}, ""
+	}
+	bw := bars[1]
+	w := -1
+	for i, x := range seq {
+		if x == bw {
+			w = i
+		}
+	}
+	if w < 2 {
+		return nil, "the write-back's release barrier does not follow the prefetch and a compute barrier"
+	}
+	return map[string]regionDef{
+		"prefetch":  {b0, []*isa.Instr{seq[1], nil}, how},
+		"compute":   {seq[1], []*isa.Instr{bw, nil}, how},
+		"writeback": {bw, tileEnd, how},
+	}, ""
+}
+
+// markerRegions finds the regions named by source markers.
+func markerRegions(rep *static.Report, fn *isa.Func, l *Listing) (map[string]regionDef, string) {
+	fset := rep.Graph.Fset
+	lineOf := func(in *isa.Instr) int { return pass.Position(fset, in.Pos).Line }
+	first, last := 0, 0
+	if len(fn.Instrs) > 0 {
+		first, last = lineOf(fn.Instrs[0]), lineOf(fn.Instrs[len(fn.Instrs)-1])
+	}
+	type mark struct {
+		name string
+		line int
+		bar  *isa.Instr
+	}
+	var ms []mark
+	for i, text := range bytes.Split(l.Src, []byte("\n")) {
+		line := i + 1
+		if line < first || line > last {
+			continue
+		}
+		m := markerRE.FindSubmatch(text)
+		if m == nil {
+			continue
+		}
+		ms = append(ms, mark{name: string(m[1]), line: line})
+	}
+	if len(ms) == 0 {
+		return nil, ""
+	}
+	// The barrier before each marker in its basic block.
+	blockOf := map[*isa.Instr]int{}
+	for _, b := range rep.Graph.Blocks {
+		for _, in := range b.Instrs {
+			blockOf[in] = b.Index
+		}
+	}
+	for i := range ms {
+		var next, bar *isa.Instr
+		for _, in := range fn.Instrs {
+			if lineOf(in) > ms[i].line {
+				next = in
+				break
+			}
+		}
+		for _, in := range fn.Instrs {
+			if lineOf(in) > ms[i].line {
+				break
+			}
+			if in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock() {
+				bar = in
+			}
+		}
+		if bar == nil || next == nil || blockOf[bar] != blockOf[next] {
+			if next != nil && len(rep.Graph.Blocks) > 0 && blockOf[next] == 0 && bar == nil {
+				ms[i].bar = nil // before any barrier: from the kernel's start
+				continue
+			}
+			return nil, fmt.Sprintf("marker %q at line %d does not follow a barrier (__syncthreads) in its basic block: a phase starts when a barrier releases the block", ms[i].name, ms[i].line)
+		}
+		ms[i].bar = bar
+	}
+	out := map[string]regionDef{}
+	opens := ms
+	for i, m := range opens {
+		if m.name == "end" {
+			continue
+		}
+		if _, dup := out[m.name]; dup {
+			return nil, fmt.Sprintf("marker %q appears twice", m.name)
+		}
+		// To the next marker's barrier, or the kernel's end (the last
+		// region: back to the first marker's barrier, the next tile).
+		to := []*isa.Instr{opens[0].bar, nil}
+		if i+1 < len(opens) {
+			to = []*isa.Instr{opens[i+1].bar, nil}
+		}
+		out[m.name] = regionDef{m.bar, to, "markers"}
+	}
+	return out, ""
+}
+
+// lineRegion widens a line range to the barrier sections it touches: from
+// the last block-wide barrier at or before its first line (the kernel's
+// start when none) until the block crosses a barrier outside the range, or
+// the end.
+func lineRegion(rep *static.Report, fn *isa.Func, lines [2]int) (regionDef, error) {
+	fset := rep.Graph.Fset
+	var from *isa.Instr
+	var out []*isa.Instr
+	found := false
+	for _, in := range fn.Instrs {
+		ln := pass.Position(fset, in.Pos).Line
+		if ln >= lines[0] && ln <= lines[1] {
+			found = true
+		}
+		if in.Kind != isa.KindBarrier || !in.Barrier.WaitsForBlock() {
+			continue
+		}
+		if ln <= lines[0] {
+			from = in
+		}
+		if ln < lines[0] || ln > lines[1] {
+			out = append(out, in)
+		}
+	}
+	if !found {
+		return regionDef{}, fmt.Errorf("no instruction of %s is on these lines", fn.Name)
+	}
+	to := []*isa.Instr{nil}
+	for _, b := range out {
+		if b != from {
+			to = append(to, b)
+		}
+	}
+	return regionDef{from, to, "lines"}, nil
+}
