@@ -183,6 +183,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("name = \"t\"\nclock_mhz = 1e3\ndefault_unit = \"u\"\n[[unit]]\nname = \"u\"\ninit = 1\nlat = 0\n"))
 	f.Add([]byte("name = \"t\"\nclock_mhz = nan\n[[unit]]\nname = 'u'\ninit = 1\nlat = 0\n[[map]]\nmatch = \"*\"\nreject = \"x\"\n"))
 	f.Add([]byte("unit = 1\nmap = [{match = 1}]\n"))
+	f.Add([]byte("name = \"x\"\nextends = \"paper-fig2\"\nclock_mhz = 2\n[[unit]]\nname = \"red\"\nlat = 7\n[[unit]]\nname = \"new\"\ninit = 1\nlat = 1\n[[map]]\nmatch = \"i?\"\nunit = \"new\"\n"))
 	f.Add([]byte("name = \"t\"\nclock_mhz = 1\nnotes = [\n\"a\\u0001\",\n]\n[[unit]]\nname = \"u\"\ninit = 1\nlat = 0\ncount = -1\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d, err := Decode("fuzz.toml", src)

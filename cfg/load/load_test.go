@@ -231,4 +231,19 @@ func TestLifeRangeListings(t *testing.T) {
 			t.Errorf("%s: LDSM %v; want it to write R8 R9 R10 R11", tc.file, ldsm)
 		}
 	}
+	// The narrow life-range listings of sm_52 ... sm_90 (one column per
+	// register) are SASS too.
+	files, _ := filepath.Glob(filepath.Join("..", "sass", "testdata", "widths", "sm_*.plr.sass"))
+	if len(files) < 7 {
+		t.Fatalf("%d narrow life-range listings, want 7", len(files))
+	}
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := load.File(token.NewFileSet(), path, src, load.Auto); err != nil || f.Dialect != isa.DialectSASS {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
 }
