@@ -123,7 +123,20 @@ func kernelLine(k *Kernel) string {
 	if k.Deadline != nil {
 		s += fmt.Sprintf(" deadline_cycles=%d margin_cycles=%d verdict=%s", *k.Deadline, *k.MarginCycles, k.Verdict)
 	}
-	return s + "\n"
+	if k.LowerBound != nil {
+		s += fmt.Sprintf(" lower_cycles=%d", k.LowerBound.Cycles)
+	}
+	s += "\n"
+	if j := k.KernelLevel; j != nil && j.Status == "bounded" {
+		s += fmt.Sprintf("kernel grid=%d blocks occupancy=%d..%d", j.Blocks, j.Occupancy.Lo, j.Occupancy.Hi)
+		for _, p := range j.Bounds {
+			s += fmt.Sprintf(" sms%d_upper_cycles=%d sms%d_lower_cycles=%d", p.SMs, p.UpperCycles, p.SMs, p.LowerCycles)
+		}
+		s += "\n"
+	} else if j != nil {
+		s += fmt.Sprintf("kernel %s\n", j.Status)
+	}
+	return s
 }
 
 // WriteJUnit writes the JUnit XML document of a report.

@@ -136,6 +136,10 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		p("| %s | %d | %d | %s | %s | %s | %s |\n", code(k.Name), k.Warps, k.BoundCycles, ns, dl, margin, verdict)
 	}
 	b.WriteString("\nA bound is the sum over barrier sections of the largest per-class bound WUB = D + I, I the interference of the other warps charged per resource (item 6); nanoseconds at the clock of item 2.\n\n")
+	writeLowerMD(&b, r.Kernels)
+	for i := range r.Kernels {
+		writeKernelLevelMD(&b, &r.Kernels[i])
+	}
 
 	// 6.
 	p("## 6. Breakdown\n\n")

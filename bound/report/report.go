@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/prem"
 )
@@ -169,6 +170,11 @@ type Kernel struct {
 	static.JSONKernel
 	Pos          string `json:"pos"`
 	MarginCycles *int64 `json:"margin_cycles,omitempty"` // deadline − bound, with --deadline
+	// LowerBound is the block's lower bound (docs/model.md, "Lower
+	// bounds"); KernelLevel the kernel-level bound, with --grid
+	// (docs/kernel.md).
+	LowerBound  *kernel.LowerJSON `json:"lower_bound,omitempty"`
+	KernelLevel *kernel.JSON      `json:"kernel_level,omitempty"`
 }
 
 // Diagnostic is a finding: an analysis diagnostic, a kernel error, or a

@@ -158,6 +158,9 @@ func NewSARIF(r *Report) *SARIFLog {
 		"reportSha256": r.ReportSHA256,
 		"hw":           map[string]any{"name": r.HW.Name, "version": r.HW.Version, "sha256": r.HW.SHA256},
 	}
+	if bs := sarifBounds(r); len(bs) > 0 {
+		run.Properties["bounds"] = bs
+	}
 
 	seen := map[string]int{}
 	for _, d := range r.Diagnostics {
@@ -216,4 +219,30 @@ func ruleName(id string) string {
 		}
 	}
 	return b.String()
+}
+
+// sarifBounds lists, per bounded kernel, its block bound, lower bound and
+// kernel-level bound(k) (a property bag: SARIF has no place for results
+// that are not findings).
+func sarifBounds(r *Report) []map[string]any {
+	var out []map[string]any
+	for _, k := range r.Kernels {
+		m := map[string]any{"kernel": k.Name, "boundCycles": k.BoundCycles}
+		if k.LowerBound != nil {
+			m["lowerCycles"] = k.LowerBound.Cycles
+		}
+		if j := k.KernelLevel; j != nil {
+			kl := map[string]any{"status": j.Status}
+			var pts []map[string]any
+			for _, p := range j.Bounds {
+				pts = append(pts, map[string]any{"sms": p.SMs, "upperCycles": p.UpperCycles, "lowerCycles": p.LowerCycles})
+			}
+			if len(pts) > 0 {
+				kl["bounds"] = pts
+			}
+			m["kernelLevel"] = kl
+		}
+		out = append(out, m)
+	}
+	return out
 }

@@ -46,6 +46,11 @@ type Report struct {
 	// DefaultUnit lists the opcodes timed on the description's default
 	// unit (no rule routes them), with their instruction counts.
 	DefaultUnit []phases.DefaultUse
+	// Totals are the block's whole-execution load and lower bounds, for
+	// the kernel-level bound (nil with TotalsErr when they could not be
+	// computed; the block bound does not depend on them).
+	Totals    *Totals
+	TotalsErr error
 }
 
 func run(p *pass.Pass) (any, error) {
@@ -196,11 +201,13 @@ func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loo
 		}
 		return true
 	}
-	res, err := Analyze(&Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, Inlined: inl})
+	in := &Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, Inlined: inl}
+	res, err := Analyze(in)
 	if err != nil {
 		return nil, err
 	}
 	rep.Result = res
+	rep.Totals, rep.TotalsErr = totals(in)
 	return rep, nil
 }
 

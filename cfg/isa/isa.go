@@ -54,6 +54,10 @@ type File struct {
 
 	Funcs []*Func // in source order: kernels and device functions
 
+	// Shared lists the module-scope PTX .shared declarations, visible to
+	// every function of the module.
+	Shared []SharedVar
+
 	// Warnings are positioned, non-fatal findings of the front end, such as
 	// an opcode the model does not know (parsed by the generic rule).
 	Warnings ErrorList
@@ -107,6 +111,9 @@ type Func struct {
 	ReqNTid      [3]int
 	MinNCTAPerSM int
 	MaxNReg      int
+
+	// Resources, as far as the listing states them (see Resources).
+	Res Resources
 
 	Instrs []*Instr // in program order; Instrs[i].Index == i
 

@@ -322,18 +322,26 @@ func (p *parser) parseTopDirective() {
 		p.skipStmt()
 	case ".visible", ".extern", ".weak", ".common":
 		linkage := p.lit[1:]
+		extern := p.lit == ".extern"
 		p.next()
 		for p.tok == tDir && (p.lit == ".visible" || p.lit == ".extern" || p.lit == ".weak" || p.lit == ".common") {
+			extern = extern || p.lit == ".extern"
 			p.next()
 		}
 		if p.tok == tDir && (p.lit == ".entry" || p.lit == ".func") {
 			p.parseFunc(linkage)
 			return
 		}
+		if p.tok == tDir && (p.lit == ".shared" || p.lit == ".shared::cta") {
+			p.out.Shared = append(p.out.Shared, p.parseShared(extern)...)
+			return
+		}
 		p.skipStmt() // a variable declaration
 	case ".entry", ".func":
 		p.parseFunc("")
-	case ".global", ".const", ".shared", ".local", ".tex", ".texref", ".samplerref", ".surfref", ".reg", ".param":
+	case ".shared", ".shared::cta":
+		p.out.Shared = append(p.out.Shared, p.parseShared(false)...)
+	case ".global", ".const", ".local", ".tex", ".texref", ".samplerref", ".surfref", ".reg", ".param":
 		p.next()
 		p.skipStmt()
 	default:
@@ -863,7 +871,9 @@ func (p *parser) parseBodyDirective() {
 		p.next()
 	case ".pragma":
 		p.parsePragma()
-	case ".local", ".shared", ".param", ".const", ".global", ".tex", ".texref", ".samplerref", ".surfref":
+	case ".shared", ".shared::cta":
+		p.fn.Res.Shared = append(p.fn.Res.Shared, p.parseShared(false)...)
+	case ".local", ".param", ".const", ".global", ".tex", ".texref", ".samplerref", ".surfref":
 		p.next()
 		p.skipStmt()
 	case ".section":

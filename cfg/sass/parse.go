@@ -115,7 +115,9 @@ type parser struct {
 	inText     bool   // inside a .text.<kernel> section
 	sectKernel string // kernel of the current text section
 	syms       map[string]symInfo
-	inResource bool // inside a cuobjdump "Resource usage:" block
+	inResource bool                // inside a cuobjdump "Resource usage:" block
+	resFunc    string              // function of the resource line being read
+	res        map[string]*resInfo // stated resources by function (resources.go)
 	maxasName  string
 	maxasPos   token.Pos
 
@@ -164,6 +166,7 @@ func (p *parser) parse() {
 	}
 	p.endFunc(p.pos(len(src)))
 	p.checkPendingEncoding(p.pos(len(src)))
+	p.applyResources()
 }
 
 // line handles the line src[start:end].
@@ -188,6 +191,7 @@ func (p *parser) line(start, end int) {
 		if s == "" {
 			p.inResource = false
 		}
+		p.resourceLine(s)
 		return
 	}
 	if s == "" {
@@ -215,6 +219,7 @@ func (p *parser) line(start, end int) {
 			p.maxasName = strings.TrimSpace(rest)
 			p.maxasPos = pos
 		}
+		p.maxasHeader(s)
 		return
 	}
 	if p.sectioned && !p.inText && !strings.HasPrefix(s, ".section") {
@@ -469,7 +474,9 @@ func (p *parser) directive(pos token.Pos, s string) {
 				p.cur.fn.Entry = true
 			}
 		}
-	case ".global", ".weak", ".size", ".sectioninfo", ".sectionflags", ".align",
+	case ".sectioninfo":
+		p.sectionInfo(rest)
+	case ".global", ".weak", ".size", ".sectionflags", ".align",
 		".zero", ".byte", ".short", ".word", ".dword", ".sectionentsize", ".elftype",
 		".nv.info", ".set":
 	default:

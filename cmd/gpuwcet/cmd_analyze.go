@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/input"
@@ -57,7 +58,7 @@ INPUT is a PTX or SASS listing. A simulator trace is refused (exit 1): it
 holds only the instructions one execution ran, so the message names the PTX
 module the trace resolves to, to analyse instead with --kernel, and points
 to gpuwcet bound, which bounds the traced execution.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, strictFlag,
 			blockFlag, gridFlag, argFlag, maxWarpBlocksFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
@@ -67,7 +68,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
-		},
+		}, kernelLevelFlags()...),
 		Action: analyzeAction,
 	}
 }
@@ -246,6 +247,10 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 		}
 	}
+	kl, err := newKernelLevel(c, hw, launch, file)
+	if err != nil {
+		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
 	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha, phases.StrictInput: c.Bool(strictFlag.Name)}}
 	if err := divergenceInputs(c, opts.Inputs); err != nil {
 		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
@@ -386,6 +391,19 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			}
 		}
 		rk.JSONKernel = *jk
+		rk.LowerBound = blockLower(rep, hw)
+		if kl.on {
+			kj, err := kl.compute(file, fn, rep, launch)
+			if err != nil {
+				code = worse(code, ExitBadInput)
+				msg := fmt.Sprintf("%s: kernel level: %v", fn.Name, err)
+				msgs = append(msgs, msg)
+				j.Errors = append(j.Errors, msg)
+				rdiags = append(rdiags, report.Diagnostic{Rule: "kernel-level", Level: report.LevelError, Kernel: fn.Name, Message: msg, Location: location(kpos)})
+			} else {
+				rk.KernelLevel = kj
+			}
+		}
 		j.Kernels = append(j.Kernels, rk)
 		j.Scope.Kernels = append(j.Scope.Kernels, report.ScopeKernel{Name: fn.Name, Pos: kpos.String(), Status: report.StatusBounded})
 		if format == "text" {
@@ -395,8 +413,15 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			if err := static.WriteText(text, rep, file.Fset, static.TextOptions{Deadline: deadline, Blocks: c.Bool("blocks")}); err != nil {
 				return 0, nil, withCode(ExitBadInput, err)
 			}
+			writeLowerText(text, rk.LowerBound, rep)
+			if rk.KernelLevel != nil {
+				if err := kernel.WriteText(text, rk.KernelLevel); err != nil {
+					return 0, nil, withCode(ExitBadInput, err)
+				}
+			}
 		}
 	}
+	addKernelAssumptions(j)
 	sortDiagnostics(rdiags)
 	j.Diagnostics = append([]report.Diagnostic{}, rdiags...)
 	return code, msgs, nil

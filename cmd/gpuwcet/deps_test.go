@@ -31,7 +31,7 @@ var depsLayers = [][]string{
 	// 5: phases and the reference simulator.
 	{"phases", "phases/sim", "phases/sim/simtest", "phases/sim/simt"},
 	// 6: bounds and the evidence that judges them.
-	{"bound", "bound/static", "bound/simcheck", "bound/evidence", "bound/validation"},
+	{"bound", "bound/static", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
 	// 7: reports and PREM.
 	{"bound/report", "prem"},
 	// 8: the command.
@@ -51,6 +51,7 @@ var sameStage = map[string][]string{
 	"phases/sim/simt":    {"phases/sim"},
 	"bound/static":       {"bound"},
 	"bound/simcheck":     {"bound"},
+	"bound/kernel":       {"bound/static"},
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},
 	"bound/report":       {"prem"},

@@ -86,24 +86,20 @@ var schema = hwdesc.Schema{
 	},
 }
 
-// Load reads and decodes a platform file.
+// Load reads (at most input.MaxTOMLBytes) and decodes a platform file.
 func Load(file string) (*Platform, error) {
-	data, err := input.ReadFile(file, maxFileSize)
+	data, err := input.ReadFile(file, input.MaxTOMLBytes)
 	if err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
 	return Decode(file, data)
 }
 
-// maxFileSize bounds a platform file: a few hundred bytes in practice.
-const maxFileSize = 1 << 20
-
 // Decode decodes and validates a platform; name is the file name used in
-// messages. Errors are positioned (file:line: ...).
+// messages. Errors are positioned (file:line: ...); a document above
+// input.CheckTOML's size and nesting limits is refused before decoding
+// (hwdesc.DecodeStrict).
 func Decode(name string, data []byte) (*Platform, error) {
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("%s: platform file of %d bytes: at most %d", name, len(data), maxFileSize)
-	}
 	p := new(Platform)
 	lines, err := hwdesc.DecodeStrict(name, data, p, schema)
 	if err != nil {
