@@ -205,6 +205,10 @@ func TestBadInput(t *testing.T) {
 		{a("experiment", "tightness", "--warps", "64"), 1, a("--warps 64: want 1 to 32")},
 		{a("experiment", "tightness", saxpy), 1, a("takes no arguments")},
 		{a("experiment", "sgemm", "--warps", "64"), 1, a("--warps 64: want 1 to 32")},
+		// Outside the development checkout (issue 9, item 19): say what
+		// the experiment needs and which flag gives it.
+		{a("experiment", "sgemm", "--ptx", in("sgemm.ptx")), 1, a("experiment sgemm: --ptx "+in("sgemm.ptx")+": no such file: the SGEMM double-buffer listing", "give its path with --ptx FILE")},
+		{a("experiment", "tightness", "--traces", "", "--kernels", in("k.ptx")), 1, a("experiment tightness: --kernels "+in("k.ptx")+": no such file", "give its path with --kernels FILE")},
 		{a("experiment", "nosuch"), 1, a(`experiment: unknown command "nosuch"`)},
 		{a("passes", "extra"), 1, a("passes takes no arguments")},
 		{a("nosuch"), 1, a(`unknown command "nosuch" (see gpuwcet --help)`)},

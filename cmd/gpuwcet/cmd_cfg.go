@@ -37,7 +37,10 @@ documented in docs/cfg-json.md. Without --out everything goes to standard
 output; with --out DIR each function is written to DIR/<name>.<txt|dot|json>,
 with the name reduced to letters, digits, '_', '-' and '.' (prefixed with
 the input's base name when several files are given; a name already written,
-ignoring case, gets the suffix _2, _3, ...).
+ignoring case, gets the suffix _2, _3, ...). dot -Tsvg draws only the first
+graph of its input: with several graphs on standard output a note on standard
+error says so and how to draw them all (--out DIR, --kernel, dot -Tsvg -O
+FILE for one image per graph, gvpack -u FILE | dot -Tsvg for one image).
 
 Unresolved indirect branches, irreducible loops and functions that never
 exit are reported as warnings on standard error; the exit code stays 0.
@@ -111,6 +114,8 @@ func cfgAction(c *cli.Context) error {
 		}
 	}
 	used := map[string]bool{} // file names written, in lower case
+	stdoutGraphs := 0         // DOT graphs written to standard output
+	multiFiles := 0           // DOT files holding several graphs (warp classes)
 	selected := 0
 	var stdout bytes.Buffer
 	var jsonFuncs []*cfg.JSON
@@ -178,12 +183,20 @@ func cfgAction(c *cli.Context) error {
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
+			graphs := 1 // DOT graphs in buf
+			if warp {
+				graphs = len(res.Get(divergence.Analyzer, fn).Result.(*divergence.Info).Classes)
+			}
 			if outDir == "" {
 				if stdout.Len() > 0 {
 					stdout.WriteByte('\n')
 				}
 				stdout.Write(buf.Bytes())
+				stdoutGraphs += graphs
 				continue
+			}
+			if format == "dot" && graphs > 1 {
+				multiFiles++
 			}
 			name := fileName(fn.Name)
 			if c.NArg() > 1 {
@@ -215,6 +228,25 @@ func cfgAction(c *cli.Context) error {
 	if format == "json" && outDir == "" {
 		if err := writeCFGJSON(&stdout, jsonFuncs); err != nil {
 			return withCode(ExitBadInput, err)
+		}
+	}
+	if format == "dot" {
+		// Graphviz draws only the first graph of a file in one image
+		// (issue 9, item 18): say so, and how to draw them all.
+		what, unit := "kernel", "kernel"
+		if opts.AllFuncs {
+			what, unit = "function", "function"
+		}
+		if warp {
+			what = "warp class"
+		}
+		switch {
+		case outDir == "" && stdoutGraphs > 1:
+			fmt.Fprintf(c.App.ErrWriter, "gpuwcet: cfg: note: %d graphs on standard output, one per %s; dot -Tpng or -Tsvg draws only the first: write one file per %s with --out DIR, select one with --kernel, or draw them all with dot -Tsvg -O FILE (one image per graph) or gvpack -u FILE | dot -Tsvg (one image)\n",
+				stdoutGraphs, what, unit)
+		case multiFiles > 0:
+			fmt.Fprintf(c.App.ErrWriter, "gpuwcet: cfg: note: %d file(s) in %s hold one graph per warp class; dot -Tpng or -Tsvg draws only the first: draw them all with dot -Tsvg -O FILE (one image per graph) or gvpack -u FILE | dot -Tsvg (one image)\n",
+				multiFiles, outDir)
 		}
 	}
 	_, err := c.App.Writer.Write(stdout.Bytes())

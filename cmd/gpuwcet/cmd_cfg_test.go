@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,6 +172,45 @@ func TestCFGErrors(t *testing.T) {
 		code, _, errs := runCFG(t, tt.args...)
 		if code != ExitBadInput || !strings.Contains(errs, tt.want) {
 			t.Errorf("cfg %v: exit %d, stderr %q, want exit %d and %q", tt.args, code, errs, ExitBadInput, tt.want)
+		}
+	}
+}
+
+// TestCFGDotSeveralGraphs (issue 9, item 18): several DOT graphs on
+// standard output draw as one image of the first graph only; the command
+// says so on standard error and names --out; one graph says nothing. With
+// dot installed, the suggested dot -O draws every graph.
+func TestCFGDotSeveralGraphs(t *testing.T) {
+	in := writeCFGInput(t)
+	code, out, errs := runCFG(t, "--format", "dot", in)
+	if code != ExitOK || strings.Count(out, "digraph ") != 2 {
+		t.Fatalf("exit %d, %d graphs", code, strings.Count(out, "digraph "))
+	}
+	for _, want := range []string{"gpuwcet: cfg: note: 2 graphs on standard output, one per kernel", "draws only the first", "--out DIR", "dot -Tsvg -O FILE"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr %q lacks %q", errs, want)
+		}
+	}
+	if _, _, errs := runCFG(t, "--format", "dot", "--kernel", "^k1$", in); errs != "" {
+		t.Errorf("one graph: stderr %q", errs)
+	}
+	if _, _, errs := runCFG(t, "--format", "text", in); errs != "" {
+		t.Errorf("text: stderr %q", errs)
+	}
+	if _, err := exec.LookPath("dot"); err != nil {
+		t.Skip("dot not installed")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "all.dot")
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("dot", "-Tsvg", "-O", f).CombinedOutput(); err != nil {
+		t.Fatalf("dot -O: %v: %s", err, b)
+	}
+	for _, name := range []string{"all.dot.svg", "all.dot.2.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("dot -Tsvg -O did not draw %s: %v", name, err)
 		}
 	}
 }

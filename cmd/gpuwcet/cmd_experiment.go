@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +118,18 @@ func splitInts(s, what string) ([]int, error) {
 	return out, nil
 }
 
+// experimentInput reads an experiment's input file named by --flag; a file
+// that does not exist is an error saying what the file is (need) and
+// which flag gives its path: the defaults point into the development
+// checkout, which an installed binary does not have.
+func experimentInput(c *cli.Context, cmd, flag, path, need string) ([]byte, error) {
+	src, err := readInput(c, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, codef(ExitBadInput, "%s: --%s %s: no such file: %s; give its path with --%s FILE", cmd, flag, path, need, flag)
+	}
+	return src, err
+}
+
 func runTightness(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return codef(ExitBadInput, "experiment tightness takes no arguments (listings go to --kernels)")
@@ -147,7 +162,7 @@ func runTightness(c *cli.Context) error {
 	var files []string
 	if dir := c.String("traces"); dir != "" {
 		if _, err := os.Stat(dir); err != nil {
-			fmt.Fprintf(stderr, "experiment tightness: skipping traces: %v\n", err)
+			fmt.Fprintf(stderr, "experiment tightness: skipping traces: %v (the Accel-Sim single-warp traces are in the development checkout's ../shared/reference/accelsim-singlewarp; give a directory with --traces, or --traces '' for none)\n", err)
 		} else {
 			err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".trace") {
@@ -162,7 +177,14 @@ func runTightness(c *cli.Context) error {
 	}
 	sort.Strings(files)
 	files = append(files, c.StringSlice("kernels")...)
+	kernels := c.StringSlice("kernels")
 	for _, path := range files {
+		if slices.Contains(kernels, path) {
+			if _, err := experimentInput(c, "experiment tightness", "kernels", path,
+				"the default listings are the repository's examples (run from the repository root)"); err != nil {
+				return err
+			}
+		}
 		f, err := loadFile(c, path)
 		if err != nil {
 			return err

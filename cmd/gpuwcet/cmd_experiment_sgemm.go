@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/token"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -76,13 +75,9 @@ type sgemmRow struct {
 	WorstPolicy string
 }
 
-// sgemmExperiment computes the rows; it is shared by the command and its
-// test.
-func sgemmExperiment(ptxPath string, lats, warps []int, k int, pols []sim.Policy, advWarps map[int]bool, budget int) ([]sgemmRow, error) {
-	src, err := os.ReadFile(ptxPath)
-	if err != nil {
-		return nil, err
-	}
+// sgemmExperiment computes the rows from the SGEMM listing src (read from
+// ptxPath).
+func sgemmExperiment(ptxPath string, src []byte, lats, warps []int, k int, pols []sim.Policy, advWarps map[int]bool, budget int) ([]sgemmRow, error) {
 	sha := loops.SHA256(src)
 	var rows []sgemmRow
 	for _, lat := range lats {
@@ -234,7 +229,13 @@ func runSGEMM(c *cli.Context) error {
 			adv[w] = true
 		}
 	}
-	rows, err := sgemmExperiment(c.String("ptx"), lats, warps, c.Int("k"), pols, adv, c.Int("budget"))
+	ptx := c.String("ptx")
+	src, err := experimentInput(c, "experiment sgemm", "ptx", ptx,
+		"the SGEMM double-buffer listing "+sgemmKernel+".ptx, which the development checkout's shared data holds in ../shared/reference/sgemm/ (the default path, from the repository root)")
+	if err != nil {
+		return err
+	}
+	rows, err := sgemmExperiment(ptx, src, lats, warps, c.Int("k"), pols, adv, c.Int("budget"))
 	if err != nil {
 		return codef(ExitBadInput, "experiment sgemm: %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,35 @@ func TestReadmeQuickStart(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "bound ") {
 		t.Errorf("%s: no bound in the output:\n%s", cmds[0], out.String())
+	}
+}
+
+// TestReadmeInstall: the module is not published, so the README's Install
+// section installs from a clone (go install ./cmd/gpuwcet), not with
+// "go install …@latest", which fails (issue 9, item 19).
+func TestReadmeInstall(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Install\n")
+	if !ok {
+		t.Fatal("README.md has no '## Install' section")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var cmds []string
+	for _, block := range strings.Split(section, "```sh\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		cmds = append(cmds, strings.Split(strings.TrimSpace(body), "\n")...)
+	}
+	if !slices.Contains(cmds, "go install ./cmd/gpuwcet") {
+		t.Errorf("Install commands %q lack %q", cmds, "go install ./cmd/gpuwcet")
+	}
+	for _, c := range cmds {
+		if strings.Contains(c, "@latest") {
+			t.Errorf("Install command %q needs a published module", c)
+		}
 	}
 }
