@@ -12,22 +12,7 @@ import (
 // process and checks that the second one is the test command CI runs, so
 // that a newcomer's path keeps working as the tool grows.
 func TestReadmeQuickStart(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(data), "\n## Quick start\n")
-	if !ok {
-		t.Fatal("README.md has no '## Quick start' section")
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
-	}
-	var cmds []string
-	for _, block := range strings.Split(section, "```sh\n")[1:] {
-		body, _, _ := strings.Cut(block, "```")
-		cmds = append(cmds, strings.TrimSpace(body))
-	}
+	cmds := readmeShell(t, "Quick start")
 	if len(cmds) != 2 {
 		t.Fatalf("Quick start has %d shell commands, want exactly 2: %q", len(cmds), cmds)
 	}
@@ -60,21 +45,9 @@ func TestReadmeQuickStart(t *testing.T) {
 // section installs from a clone (go install ./cmd/gpuwcet), not with
 // "go install …@latest", which fails (issue 9, item 19).
 func TestReadmeInstall(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(data), "\n## Install\n")
-	if !ok {
-		t.Fatal("README.md has no '## Install' section")
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
-	}
 	var cmds []string
-	for _, block := range strings.Split(section, "```sh\n")[1:] {
-		body, _, _ := strings.Cut(block, "```")
-		cmds = append(cmds, strings.Split(strings.TrimSpace(body), "\n")...)
+	for _, block := range readmeShell(t, "Install") {
+		cmds = append(cmds, strings.Split(block, "\n")...)
 	}
 	if !slices.Contains(cmds, "go install ./cmd/gpuwcet") {
 		t.Errorf("Install commands %q lack %q", cmds, "go install ./cmd/gpuwcet")
@@ -84,4 +57,27 @@ func TestReadmeInstall(t *testing.T) {
 			t.Errorf("Install command %q needs a published module", c)
 		}
 	}
+}
+
+// readmeShell returns the bodies of the ```sh blocks of the README's
+// section "## heading", trimmed.
+func readmeShell(t *testing.T, heading string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no '## %s' section", heading)
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var blocks []string
+	for _, block := range strings.Split(section, "```sh\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		blocks = append(blocks, strings.TrimSpace(body))
+	}
+	return blocks
 }
