@@ -33,6 +33,7 @@ reference data under ../shared (run from the repository root).`,
 		Subcommands: []*cli.Command{
 			tightnessCommand(),
 			sgemmCommand(),
+			exactCommand(),
 		},
 	}
 }

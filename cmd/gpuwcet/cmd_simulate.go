@@ -33,9 +33,12 @@ ready. --timeline lists every instruction's issue, start and ready cycles.
 
 Policies: lrr (loose round robin), gto (greedy then oldest), random:SEED (a
 uniformly random eligible warp each cycle, reproducible), priority:W,W,...
-(static priority order), most-remaining and least-remaining (the eligible
-warp with the most / fewest instructions left) and adversarial[:SEED[:BUDGET]]
-(a search for a long schedule; prints the witness policy, which replays it).
+(static priority order), script:W,W,... (the warp of each issue, in order:
+replays a recorded schedule, such as the witness of the exhaustive explorer
+of gpuwcet experiment exact), most-remaining and least-remaining (the
+eligible warp with the most / fewest instructions left) and
+adversarial[:SEED[:BUDGET]] (a search for a long schedule; prints the
+witness policy, which replays it).
 
 --barriers selects the barrier semantics: reach (docs/model.md: warps
 continue when the last one reaches the barrier), drain (also wait until every
@@ -62,7 +65,7 @@ bound. --check-bound also runs the static analysis (as analyze) and exits with c
 		Flags: []cli.Flag{
 			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
-			&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
+			&cli.StringFlag{Name: "policy", Value: "lrr", Usage: "warp scheduling `POLICY`: lrr, gto, random:SEED, priority:W,..., script:W,..., most-remaining, least-remaining, adversarial[:SEED[:BUDGET]]", Category: catTarget},
 			&cli.StringFlag{Name: "barriers", Value: "reach", Usage: "barrier semantics `MODE`: reach, drain or issue", Category: catTarget},
 			&cli.BoolFlag{Name: "timeline", Usage: "list per-instruction issue/start/ready cycles per warp", Category: catOutput},
 			blockFlag, gridFlag, argFlag,

@@ -29,7 +29,7 @@ var depsLayers = [][]string{
 	// 4: divergence.
 	{"divergence"},
 	// 5: phases and the reference simulator.
-	{"phases", "phases/sim", "phases/sim/simtest", "phases/sim/simt"},
+	{"phases", "phases/sim", "phases/sim/simtest", "phases/sim/simt", "phases/sim/explore"},
 	// 6: bounds and the evidence that judges them.
 	{"bound", "bound/static", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
 	// 7: reports and PREM.
@@ -49,6 +49,7 @@ var sameStage = map[string][]string{
 	"cfg/loops":          {"cfg/release", "cfg/values"},
 	"phases/sim/simtest": {"phases", "phases/sim"},
 	"phases/sim/simt":    {"phases/sim"},
+	"phases/sim/explore": {"phases/sim"},
 	"bound/static":       {"bound"},
 	"bound/simcheck":     {"bound"},
 	"bound/kernel":       {"bound/static"},
@@ -68,6 +69,8 @@ var sameStage = map[string][]string{
 var judges = map[string][]string{
 	"phases/sim/simt": {"divergence", "cfg/loops", "cfg/values", "cfg/release", "phases", "bound", "bound/static"},
 	"phases/sim":      {"divergence", "cfg/loops", "cfg/values", "cfg/release", "phases", "bound", "bound/static"},
+	// The exhaustive schedule explorer, judge of the closed-form bound.
+	"phases/sim/explore": {"divergence", "cfg/loops", "cfg/values", "cfg/release", "phases", "bound", "bound/static"},
 }
 
 // externalDeps are the modules the project may use besides the standard

@@ -35,13 +35,18 @@ const (
 	// LeastRemaining issues the eligible warp with the fewest instructions
 	// left (ties: lowest index).
 	LeastRemaining
+	// Script replays a recorded schedule: the k-th issue of the run goes
+	// to warp Policy.Order[k] when it is eligible (otherwise, or past the
+	// end of Order, to the eligible warp with the lowest index). It
+	// replays the witnesses of the exhaustive explorer (package explore).
+	Script
 )
 
 // Policy is a work-conserving warp scheduling policy.
 type Policy struct {
 	Kind  PolicyKind
 	Seed  uint64 // Random, Adversarial
-	Order []int  // Priority: warps from highest to lowest priority
+	Order []int  // Priority: warps from highest to lowest priority; Script: the warp of each issue
 	// Budget is the number of simulations the adversarial search runs
 	// (0: DefaultBudget).
 	Budget int
@@ -74,6 +79,16 @@ func (p Policy) String() string {
 		return "most-remaining"
 	case LeastRemaining:
 		return "least-remaining"
+	case Script:
+		var b strings.Builder
+		b.WriteString("script:")
+		for i, w := range p.Order {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(w))
+		}
+		return b.String()
 	case Adversarial:
 		s := "adversarial"
 		if p.Seed != 0 || p.Budget != 0 {
@@ -88,7 +103,8 @@ func (p Policy) String() string {
 }
 
 // ParsePolicy reads "lrr", "gto", "random:SEED", "priority:W,W,...",
-// "adversarial", "adversarial:SEED" or "adversarial:SEED:BUDGET".
+// "script:W,W,...", "adversarial", "adversarial:SEED" or
+// "adversarial:SEED:BUDGET".
 func ParsePolicy(s string) (Policy, error) {
 	name, arg, hasArg := strings.Cut(s, ":")
 	switch strings.ToLower(name) {
@@ -117,7 +133,7 @@ func ParsePolicy(s string) (Policy, error) {
 			return Policy{}, fmt.Errorf("policy %q: bad seed: %v", s, err)
 		}
 		return Policy{Kind: Random, Seed: seed}, nil
-	case "priority":
+	case "priority", "script":
 		var order []int
 		for _, f := range strings.Split(arg, ",") {
 			w, err := strconv.Atoi(strings.TrimSpace(f))
@@ -125,6 +141,9 @@ func ParsePolicy(s string) (Policy, error) {
 				return Policy{}, fmt.Errorf("policy %q: bad warp %q", s, f)
 			}
 			order = append(order, w)
+		}
+		if strings.ToLower(name) == "script" {
+			return Policy{Kind: Script, Order: order}, nil
 		}
 		return Policy{Kind: Priority, Order: order}, nil
 	case "adversarial":
@@ -146,7 +165,7 @@ func ParsePolicy(s string) (Policy, error) {
 		}
 		return p, nil
 	}
-	return Policy{}, fmt.Errorf("unknown policy %q (want lrr, gto, random:SEED, priority:W,..., most-remaining, least-remaining or adversarial)", s)
+	return Policy{}, fmt.Errorf("unknown policy %q (want lrr, gto, random:SEED, priority:W,..., script:W,..., most-remaining, least-remaining or adversarial)", s)
 }
 
 func (p Policy) chooser(nwarps int) (chooser, error) {
@@ -179,6 +198,13 @@ func (p Policy) chooser(nwarps int) (chooser, error) {
 			}
 		}
 		return priority(order), nil
+	case Script:
+		for _, w := range p.Order {
+			if w >= nwarps {
+				return nil, fmt.Errorf("policy %s: warp %d does not exist (block has %d warps)", p, w, nwarps)
+			}
+		}
+		return &script{order: p.Order}, nil
 	}
 	return nil, fmt.Errorf("policy %s has no chooser", p)
 }
@@ -227,6 +253,21 @@ func (o priority) choose(mask uint64, _ int) int {
 		}
 	}
 	return bits.TrailingZeros64(mask) // unreachable: every warp is listed
+}
+
+// script replays a recorded choice per issue.
+type script struct {
+	order []int
+	k     int
+}
+
+func (s *script) choose(mask uint64, _ int) int {
+	k := s.k
+	s.k++
+	if k < len(s.order) && mask&(1<<uint(s.order[k])) != 0 {
+		return s.order[k]
+	}
+	return bits.TrailingZeros64(mask)
 }
 
 func newRand(seed uint64) *rand.Rand {
