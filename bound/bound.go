@@ -63,6 +63,28 @@ type Result struct {
 	Bound hwdesc.Cycles
 	// GUB is the sum of the sections' ECRTS 2025 GUB, for comparison.
 	GUB hwdesc.Cycles
+
+	// Exact, when set by the caller, is the exact worst case of the block
+	// over every work-conserving schedule of the reference model (package
+	// phases/sim/explore): Reported gives it instead of Bound.
+	Exact *Exact
+}
+
+// Exact is the exact worst case of a block, found by exhaustive search
+// within a budget of normalised states (phases/sim/explore).
+type Exact struct {
+	Cycles hwdesc.Cycles
+	States int // distinct normalised states explored
+	Budget int // the budget they fitted in
+}
+
+// Reported returns the figure gpuwcet reports: the exact worst case when
+// it is known, otherwise the closed-form bound.
+func (r *Result) Reported() hwdesc.Cycles {
+	if r.Exact != nil {
+		return r.Exact.Cycles
+	}
+	return r.Bound
 }
 
 // Section is the bound of one barrier section.
@@ -90,6 +112,14 @@ type Warp struct {
 // Compute computes the bound of a profile.
 func Compute(p *phases.Profile) (*Result, error) {
 	r := &Result{Func: p.Func, HW: p.HW, NumWarps: p.NumWarps}
+	var blk Block
+	if p.HW != nil {
+		e, err := phases.NewEngine(p.HW)
+		if err != nil {
+			return nil, fmt.Errorf("bound: %s: %w", p.Func, err)
+		}
+		blk.NoQueue = e.NoQueue()
+	}
 	for s := 0; s < p.NumSections; s++ {
 		sec := &Section{Index: s}
 		var totExec hwdesc.Cycles
@@ -104,12 +134,12 @@ func Compute(p *phases.Profile) (*Result, error) {
 			if !ok {
 				return nil, fmt.Errorf("bound: %s: section %d: bound overflows 64-bit cycles", p.Func, s)
 			}
-			ts[i] = Terms{Warps: len(c.Warps), Duration: ps.Duration, Load: ps.InitSum + hwdesc.Cycles(ps.Issued), Loads: ps.Loads}
+			ts[i] = Terms{Warps: len(c.Warps), Duration: ps.Duration, Load: ps.InitSum + hwdesc.Cycles(ps.Issued), Loads: ps.Loads, Chains: ps.Chains}
 			sec.Classes = append(sec.Classes, &Warp{Warps: c.Warps, Duration: ps.Duration, Exec: ps.Exec, Load: ts[i].Load, Phases: ps.Phases})
 		}
 		var cs []Charge
 		var err error
-		if sec.Bound, cs, err = SectionBound(ts); err != nil {
+		if sec.Bound, cs, err = SectionBoundFor(blk, ts); err != nil {
 			return nil, fmt.Errorf("bound: %s: section %d: %w", p.Func, s, err)
 		}
 		for i, w := range sec.Classes {
@@ -139,18 +169,36 @@ type Terms struct {
 	Duration hwdesc.Cycles
 	Load     hwdesc.Cycles
 	Loads    []phases.Load // indexed by resource (phases.Op.Resource)
+	// Chains cover the isolated critical paths of the class by the
+	// resources they initiate on (phases.Section.Chains): every path of
+	// the dependence graph ending at a result is at most the Len of a
+	// chain whose Res holds every resource it initiates on. nil: one
+	// chain of length Duration on every resource the class uses.
+	Chains []phases.Chain
+}
+
+// Block is what the charge needs of the block besides its classes.
+type Block struct {
+	// NoQueue[r] reports that no instruction ever waits in resource r's
+	// FIFO (phases.Engine.NoQueue: every unit of its group has init 1):
+	// no warp is then charged other warps' issue cycles on r on top of
+	// their initiations. nil: every resource may queue.
+	NoQueue []bool
 }
 
 // Charge is the bound of one class in a section: its WUB and the
 // interference charged to one of its warps by all the other warps of the
-// block.
+// block, along the chain (isolated critical path) that maximises the WUB.
 type Charge struct {
-	WUB          hwdesc.Cycles // Duration + Interference
+	WUB hwdesc.Cycles // Path + Interference
+	// Path is the length of the chain charged (at most the class's
+	// duration): WUB = max over chains c of Len(c) + charge(Res(c)).
+	Path         hwdesc.Cycles
 	Interference hwdesc.Cycles // min(PerResource, WholePath)
-	// PerResource is the per-resource charge (the sum of ByRes), and
-	// WholePath the charge Σ_{w'} Load(w') of the coarser rule; they
-	// differ in the static analysis only, where per-resource maxima
-	// over paths may come from different paths.
+	// PerResource is the per-resource charge of the chain (the sum of
+	// ByRes), and WholePath the charge Σ_{w'} Load(w') of the coarser
+	// rule; they differ in the static analysis only, where per-resource
+	// maxima over paths may come from different paths.
 	PerResource, WholePath hwdesc.Cycles
 	// ByRes is the per-resource breakdown, by increasing resource, of
 	// every resource with a nonzero charge.
@@ -159,27 +207,37 @@ type Charge struct {
 
 // ResCharge is what the other warps are charged for one resource r.
 type ResCharge struct {
-	Res int  // resource index (phases.Op.Resource)
-	Own bool // the class uses r (r ∈ R(w))
-	// Init: the other warps' initiation cycles on r (r ∈ R(w)), 0
-	// otherwise. Issue: their issue cycles on r, Σ Issued_r(w') when
-	// r ∉ R(w), and min(InitSum_r(w), Σ Issued_r(w')) when r ∈ R(w).
+	Res int // resource index (phases.Op.Resource)
+	// Own: the charged chain initiates on r (r ∈ Res(c) ⊆ R(w)), so
+	// the warp may wait in r's FIFO.
+	Own bool
+	// Init: the other warps' initiation cycles on r when Own, 0
+	// otherwise. Issue: their issue cycles on r, Σ Issued_r(w') when not
+	// Own, and min(InitSum_r(w), Σ Issued_r(w')) when Own (0 when r
+	// never queues, Block.NoQueue).
 	Init, Issue hwdesc.Cycles
 }
 
-// SectionBound returns the sound bound of one section and the charge of
-// every class (docs/model.md, "The bound and its proof"): for a warp w of
-// class c, with R(w) the resources its class uses (Loads[r].InitSum > 0)
-// and the sums over the other warps of the block (the Warps−1 other warps
-// of c and all warps of the other classes),
-//
-//	WUB(w) = Duration(w) + min(WholePath, PerResource),
-//	PerResource = Σ_{r∈R(w)} [Σ_{w'} InitSum_r(w') + min(InitSum_r(w), Σ_{w'} Issued_r(w'))]
-//	            + Σ_{r∉R(w)} Σ_{w'} Issued_r(w'),
-//	WholePath   = Σ_{w'} Load(w').
-//
-// The section bound is the largest WUB.
+// SectionBound is SectionBoundFor with no block facts.
 func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
+	return SectionBoundFor(Block{}, ts)
+}
+
+// SectionBoundFor returns the sound bound of one section and the charge
+// of every class (docs/model.md, "The bound and its proof" and "The
+// per-path charge"): for a warp w of class c, with R(w) the resources its
+// class uses (Loads[r].InitSum > 0) and the sums over the other warps of
+// the block (the Warps−1 other warps of c and all warps of the other
+// classes), the charge of a resource set R' ⊆ R(w) is
+//
+//	PR(R') = Σ_{r∈R'} [Σ_{w'} InitSum_r(w') + q_r] + Σ_{r∉R'} Σ_{w'} Issued_r(w'),
+//	q_r    = min(InitSum_r(w), Σ_{w'} Issued_r(w')), or 0 when r never queues,
+//	WholePath = Σ_{w'} Load(w'),
+//
+// and WUB(w) = max over the class's chains ch of Len(ch) + min(PR(Res(ch)),
+// WholePath) (one chain, Duration on R(w), without Chains). The section
+// bound is the largest WUB.
+func SectionBoundFor(blk Block, ts []Terms) (hwdesc.Cycles, []Charge, error) {
 	var tot hwdesc.Cycles // Σ warps·Load
 	nres := 0
 	for _, t := range ts {
@@ -188,6 +246,11 @@ func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
 		}
 		if t.Duration > math.MaxInt64/4 {
 			return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+		}
+		for _, ch := range t.Chains {
+			if ch.Len < 0 || ch.Len > t.Duration {
+				return 0, nil, fmt.Errorf("invalid section terms: chain of %d cycles, duration %d", ch.Len, t.Duration)
+			}
 		}
 		var ok bool
 		if tot, ok = addMul(tot, hwdesc.Cycles(t.Warps), t.Load); !ok {
@@ -214,32 +277,62 @@ func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
 	var b hwdesc.Cycles
 	cs := make([]Charge, len(ts))
 	for i, t := range ts {
-		c := Charge{WholePath: tot - t.Load}
-		for r := 0; r < nres; r++ {
-			var own load
+		own := func(r int) load {
 			if r < len(t.Loads) {
-				own = load{Issued: hwdesc.Cycles(t.Loads[r].Issued), InitSum: t.Loads[r].InitSum}
+				return load{Issued: hwdesc.Cycles(t.Loads[r].Issued), InitSum: t.Loads[r].InitSum}
 			}
-			oInit, oIss := totInit[r]-own.InitSum, totIss[r]-own.Issued
-			rc := ResCharge{Res: r, Own: own.InitSum > 0}
-			if rc.Own {
-				rc.Init, rc.Issue = oInit, min(own.InitSum, oIss)
-			} else {
-				rc.Issue = oIss
-			}
-			if rc.Init+rc.Issue == 0 {
-				continue
-			}
-			c.PerResource += rc.Init + rc.Issue // each ≤ a block total ≤ MaxInt64/4
-			if c.PerResource > math.MaxInt64/4 {
-				return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
-			}
-			c.ByRes = append(c.ByRes, rc)
+			return load{}
 		}
-		c.Interference = min(c.PerResource, c.WholePath)
-		c.WUB = t.Duration + c.Interference
-		cs[i] = c
-		b = max(b, c.WUB)
+		chains := t.Chains
+		if len(chains) == 0 {
+			all := []int{}
+			for r := 0; r < nres; r++ {
+				if own(r).InitSum > 0 {
+					all = append(all, r)
+				}
+			}
+			chains = []phases.Chain{{Res: all, Len: t.Duration}}
+		}
+		best := Charge{WUB: -1}
+		for _, ch := range chains {
+			c := Charge{WholePath: tot - t.Load, Path: ch.Len}
+			k := 0 // next resource of ch.Res
+			for r := 0; r < nres; r++ {
+				o := own(r)
+				onPath := false
+				for k < len(ch.Res) && ch.Res[k] < r {
+					k++
+				}
+				if k < len(ch.Res) && ch.Res[k] == r {
+					onPath = o.InitSum > 0
+				}
+				oInit, oIss := totInit[r]-o.InitSum, totIss[r]-o.Issued
+				rc := ResCharge{Res: r, Own: onPath}
+				if onPath {
+					rc.Init = oInit
+					if r >= len(blk.NoQueue) || !blk.NoQueue[r] {
+						rc.Issue = min(o.InitSum, oIss)
+					}
+				} else {
+					rc.Issue = oIss
+				}
+				if rc.Init+rc.Issue == 0 {
+					continue
+				}
+				c.PerResource += rc.Init + rc.Issue // each ≤ a block total ≤ MaxInt64/4
+				if c.PerResource > math.MaxInt64/4 {
+					return 0, nil, fmt.Errorf("bound overflows 64-bit cycles")
+				}
+				c.ByRes = append(c.ByRes, rc)
+			}
+			c.Interference = min(c.PerResource, c.WholePath)
+			c.WUB = c.Path + c.Interference
+			if c.WUB > best.WUB || c.WUB == best.WUB && c.Path > best.Path {
+				best = c
+			}
+		}
+		cs[i] = best
+		b = max(b, best.WUB)
 	}
 	return b, cs, nil
 }
@@ -274,8 +367,8 @@ func (r *Result) Check() error {
 			for _, rc := range w.ByRes {
 				sum += rc.Init + rc.Issue
 			}
-			if w.WUB != w.Duration+w.Interference || sum != w.PerResource || w.Interference != w.PerResource || w.PerResource > w.WholePath || w.Load < w.Exec {
-				return fmt.Errorf("section %d warp %d: WUB %d, duration %d, interference %d, per resource %d (breakdown %d), whole path %d, load %d < exec %d", s.Index, w.Warps[0], w.WUB, w.Duration, w.Interference, w.PerResource, sum, w.WholePath, w.Load, w.Exec)
+			if w.WUB != w.Path+w.Interference || w.Path > w.Duration || sum != w.PerResource || w.Interference != w.PerResource || w.PerResource > w.WholePath || w.Load < w.Exec {
+				return fmt.Errorf("section %d warp %d: WUB %d, path %d, duration %d, interference %d, per resource %d (breakdown %d), whole path %d, load %d < exec %d", s.Index, w.Warps[0], w.WUB, w.Path, w.Duration, w.Interference, w.PerResource, sum, w.WholePath, w.Load, w.Exec)
 			}
 			mb, mg = max(mb, w.WUB), max(mg, w.PaperWUB)
 		}

@@ -26,8 +26,8 @@ func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) err
 		}
 		b.WriteByte('\n')
 		for _, c := range s.Classes {
-			fmt.Fprintf(&b, "    warps %s (x%d): duration %d, exec %d, interference %d%s, WUB %d, ECRTS 2025 WUB %d\n",
-				phases.WarpList(c.Warps), len(c.Warps), c.Duration, c.Exec, c.Interference, FormatCharge(c.Charge, r.HW), c.WUB, c.PaperWUB)
+			fmt.Fprintf(&b, "    warps %s (x%d): duration %d, exec %d, path %d, interference %d%s, WUB %d, ECRTS 2025 WUB %d\n",
+				phases.WarpList(c.Warps), len(c.Warps), c.Duration, c.Exec, c.Path, c.Interference, FormatCharge(c.Charge, r.HW), c.WUB, c.PaperWUB)
 			if withPhases {
 				for _, ph := range c.Phases {
 					fmt.Fprintf(&b, "      %-4s [%d,%d) %d\n", ph.Kind, ph.Start, ph.End(), ph.Dur)
@@ -35,9 +35,12 @@ func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) err
 			}
 		}
 	}
-	fmt.Fprintf(&b, "bound: %d cycles", r.Bound)
-	if ns, ok := Nanoseconds(r.Bound, r.HW); ok {
+	fmt.Fprintf(&b, "bound: %d cycles", r.Reported())
+	if ns, ok := Nanoseconds(r.Reported(), r.HW); ok {
 		fmt.Fprintf(&b, " (%d ns at %g MHz)", ns, r.HW.ClockMHz)
+	}
+	if x := r.Exact; x != nil {
+		fmt.Fprintf(&b, ", exact: the worst case over every work-conserving schedule (%d states explored, budget %d); closed-form bound: %d cycles", x.States, x.Budget, r.Bound)
 	}
 	fmt.Fprintf(&b, "; ECRTS 2025 GUB: %d cycles\n", r.GUB)
 	_, err := io.WriteString(w, b.String())
@@ -47,21 +50,35 @@ func WriteText(w io.Writer, r *Result, fset *token.FileSet, withPhases bool) err
 // JSON is the JSON document of `gpuwcet bound --format json`
 // (format "gpuwcet-bound/1").
 type JSON struct {
-	Tool           string  `json:"tool"`
-	Version        string  `json:"version"`
-	Format         string  `json:"format"`
-	Func           string  `json:"func"`
-	HW             string  `json:"hw"`
-	ClockMHz       float64 `json:"clock_mhz"`
-	Warps          int     `json:"warps"`
-	BoundCycles    int64   `json:"bound_cycles"`
-	BoundNS        *int64  `json:"bound_ns,omitempty"`
-	GUBPaperCycles int64   `json:"gub_paper_cycles"`
-	Deadline       *int64  `json:"deadline_cycles,omitempty"`
+	Tool        string  `json:"tool"`
+	Version     string  `json:"version"`
+	Format      string  `json:"format"`
+	Func        string  `json:"func"`
+	HW          string  `json:"hw"`
+	ClockMHz    float64 `json:"clock_mhz"`
+	Warps       int     `json:"warps"`
+	BoundCycles int64   `json:"bound_cycles"`
+	BoundNS     *int64  `json:"bound_ns,omitempty"`
+	// BoundKind says what bound_cycles is: "exact" (the worst case over
+	// every work-conserving schedule, Exact) or "formula" (the closed-form
+	// bound, FormulaCycles).
+	BoundKind string `json:"bound_kind"`
+	// FormulaCycles is the closed-form bound (the sum of the sections').
+	FormulaCycles  int64      `json:"formula_cycles"`
+	Exact          *JSONExact `json:"exact,omitempty"`
+	GUBPaperCycles int64      `json:"gub_paper_cycles"`
+	Deadline       *int64     `json:"deadline_cycles,omitempty"`
 	// ObservedCycles is the execution time a simulator trace reports for
 	// the launch (GPGPU-Sim kernel_execution_time), when the input has one.
 	ObservedCycles *int64        `json:"observed_cycles,omitempty"`
 	Sections       []JSONSection `json:"sections"`
+}
+
+// JSONExact is the exhaustive search behind an exact bound.
+type JSONExact struct {
+	Cycles int64 `json:"cycles"`
+	States int   `json:"states"`
+	Budget int   `json:"budget"`
 }
 
 // JSONSection is one section of JSON.
@@ -81,8 +98,11 @@ type JSONWarp struct {
 	Exec     int64 `json:"exec"`
 	// Load is InitSum + Issued of one warp of the class.
 	Load int64 `json:"load"`
-	// Interference is what the other warps are charged to one warp of
-	// the class (WUB − duration), broken down in ByResource.
+	// Path is the length of the isolated critical path the bound charges
+	// (at most Duration: docs/model.md, "The per-path charge"), and
+	// Interference what the other warps are charged to one warp of the
+	// class along it (WUB − path), broken down in ByResource.
+	Path         int64           `json:"path"`
 	Interference int64           `json:"interference"`
 	ByResource   []JSONResCharge `json:"interference_by_resource"`
 	WUB          int64           `json:"wub"`
@@ -145,8 +165,12 @@ func FormatCharge(c Charge, hw *hwdesc.Desc) string {
 // NewJSON builds the JSON document of a result.
 func NewJSON(r *Result, fset *token.FileSet, tool, version string) *JSON {
 	j := &JSON{Tool: tool, Version: version, Format: "gpuwcet-bound/1", Func: r.Func, HW: r.HW.Name, ClockMHz: r.HW.ClockMHz,
-		Warps: r.NumWarps, BoundCycles: int64(r.Bound), GUBPaperCycles: int64(r.GUB), Sections: []JSONSection{}}
-	if ns, ok := Nanoseconds(r.Bound, r.HW); ok {
+		Warps: r.NumWarps, BoundCycles: int64(r.Reported()), BoundKind: "formula", FormulaCycles: int64(r.Bound), GUBPaperCycles: int64(r.GUB), Sections: []JSONSection{}}
+	if x := r.Exact; x != nil {
+		j.BoundKind = "exact"
+		j.Exact = &JSONExact{Cycles: int64(x.Cycles), States: x.States, Budget: x.Budget}
+	}
+	if ns, ok := Nanoseconds(r.Reported(), r.HW); ok {
 		j.BoundNS = &ns
 	}
 	for _, s := range r.Sections {
@@ -160,7 +184,7 @@ func NewJSON(r *Result, fset *token.FileSet, tool, version string) *JSON {
 				ph = []phases.Phase{}
 			}
 			js.Warps = append(js.Warps, JSONWarp{Warps: c.Warps, Count: len(c.Warps), Duration: int64(c.Duration), Exec: int64(c.Exec), Load: int64(c.Load),
-				Interference: int64(c.Interference), ByResource: NewJSONCharge(c.Charge, r.HW), WUB: int64(c.WUB), WUBPaper: int64(c.PaperWUB), Phases: ph})
+				Path: int64(c.Path), Interference: int64(c.Interference), ByResource: NewJSONCharge(c.Charge, r.HW), WUB: int64(c.WUB), WUBPaper: int64(c.PaperWUB), Phases: ph})
 		}
 		j.Sections = append(j.Sections, js)
 	}

@@ -170,6 +170,13 @@ func (p *Profile) Check() error {
 			if li != int64(s.Issued) || ls != s.InitSum {
 				return fmt.Errorf("warp %d section %d: resource loads sum to issued %d, init sum %d; section says %d and %d", c.Warps[0], s.Index, li, ls, s.Issued, s.InitSum)
 			}
+			var longest hwdesc.Cycles
+			for _, ch := range s.Chains {
+				longest = max(longest, ch.Len)
+			}
+			if len(s.Chains) > 0 && longest != s.Duration || len(s.Chains) == 0 && s.Issued > 0 {
+				return fmt.Errorf("warp %d section %d: longest chain %d (%d chains), duration %d", c.Warps[0], s.Index, longest, len(s.Chains), s.Duration)
+			}
 			dur -= s.Duration
 			exec -= s.Exec
 		}

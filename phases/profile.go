@@ -160,6 +160,11 @@ type Section struct {
 	// Barrier is the barrier that ends the section, nil for the last one.
 	Barrier *isa.Instr `json:"-"`
 
+	// Chains cover the paths of the section's dependence graph by the
+	// resources they initiate on (Chain); the longest Len is Duration.
+	// Empty when the section issues nothing.
+	Chains []Chain `json:"-"`
+
 	// Timings holds per-instruction timings when the profile was built
 	// with Explain.
 	Timings []InstrTiming `json:"-"`
@@ -250,8 +255,22 @@ func EdgeRedirects(fn *isa.Func, in, next *isa.Instr) bool {
 
 func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain bool) *Class {
 	c := &Class{Instrs: n}
+	// The issued instructions of each section, for its chains.
+	var secOps [][]*Op
+	var cur []*Op
+	for i := 0; i < n; i++ {
+		op := at(i)
+		if op.Unit != NoUnit {
+			cur = append(cur, op)
+		}
+		if op.Sync {
+			secOps, cur = append(secOps, cur), nil
+		}
+	}
+	secOps = append(secOps, cur)
 	st := e.NewState()
 	var b Builder
+	cb := newChainBuilder(secOps[0])
 	sec := &Section{}
 	flush := func(barrier *isa.Instr) {
 		ph, dur := b.Finish(st.End)
@@ -259,12 +278,16 @@ func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain boo
 		sec.Issued, sec.InitSum, sec.MaxInit, sec.Loads = b.Issued, b.InitSum, b.MaxInit, b.Loads
 		sec.Barrier = barrier
 		sec.Index = len(c.Sections)
+		sec.Chains = cb.chains()
 		c.Sections = append(c.Sections, sec)
 		c.Duration += dur
 		c.Exec += b.Exec
 		sec = &Section{}
 		b = Builder{}
 		st = e.NewState()
+		if len(c.Sections) < len(secOps) {
+			cb = newChainBuilder(secOps[len(c.Sections)])
+		}
 	}
 	for i := 0; i < n; i++ {
 		op := at(i)
@@ -278,6 +301,7 @@ func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain boo
 		t := Step(st, op)
 		if op.Unit != NoUnit {
 			b.Add(t, op.Init, op.Resource())
+			cb.step(op)
 		}
 		if explain {
 			sec.Timings = append(sec.Timings, InstrTiming{Instr: op.Instr, Index: i, Unit: op.Unit, Timing: t})
@@ -296,6 +320,9 @@ func buildClass(e *Engine, n int, at func(int) *Op, redirect []bool, explain boo
 				taken = Redirects(op.Instr, at(i+1).Instr)
 			}
 			WaitAfter(st, op, t, taken)
+			if op.WaitsAfter(taken) && op.Unit != NoUnit {
+				cb.wait()
+			}
 		}
 	}
 	flush(nil)

@@ -284,7 +284,7 @@ func TestFormatRoundTrip(t *testing.T) {
 	}
 }
 
-var explore = flag.Int("explore", 0, "TestExploreSmall: number of small cases to search with a large adversarial budget (0: skip)")
+var exploreCases = flag.Int("explore", 0, "TestExploreSmall: number of small cases to search with a large adversarial budget (0: skip)")
 
 // TestExploreSmall searches small blocks (≤ 4 warps, ≤ 8 instructions, ≤ 3
 // units, short latencies) with a large adversarial budget for executions
@@ -292,7 +292,7 @@ var explore = flag.Int("explore", 0, "TestExploreSmall: number of small cases to
 //
 //	go test ./bound/simcheck -run TestExploreSmall -explore 20000
 func TestExploreSmall(t *testing.T) {
-	if *explore <= 0 {
+	if *exploreCases <= 0 {
 		t.Skip("-explore N not given")
 	}
 	cfg := simtest.Config{MaxWarps: 4, MaxInstrs: 8, MaxUnits: 3, MaxInit: 6, MaxLat: 12}
@@ -301,7 +301,7 @@ func TestExploreSmall(t *testing.T) {
 	var tightRatio float64
 	var tightOut simtest.Outcome
 	var tightB Bounds
-	for seed := int64(1); seed <= int64(*explore); seed++ {
+	for seed := int64(1); seed <= int64(*exploreCases); seed++ {
 		c := simtest.Generate(cfg, seed)
 		b, err := ComputeBounds(c)
 		if err != nil {
@@ -324,7 +324,7 @@ func TestExploreSmall(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d small cases, %d above the paper GUB", *explore, paper)
+	t.Logf("%d small cases, %d above the paper GUB", *exploreCases, paper)
 	if tightest != nil {
 		t.Logf("tightest multi-warp case: %v, paper GUB %d, bound %d\n%s", tightOut, tightB.PaperGUB, tightB.Bound, tightest.Format())
 	}

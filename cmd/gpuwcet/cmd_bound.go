@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases/sim"
+	"github.com/gpuwcet/gpuwcet/phases/sim/explore"
 )
 
 func boundCommand() *cli.Command {
@@ -20,6 +25,12 @@ barrier section, every warp's isolated duration plus the interference of
 the other warps, maximised over warps; the sections are summed. The ECRTS
 2025 GUB is printed alongside for comparison; it is not the bound.
 
+When the block is small enough for an exhaustive search of its schedules
+(at most --exact-budget normalised states, package phases/sim/explore), the
+bound reported is the exact worst case over every work-conserving schedule
+of the reference model, marked "exact", with the closed-form bound beside
+it; --exact-budget 0 reports the closed-form bound only.
+
 With --deadline, the exit code is 3 when a bound exceeds the deadline.
 
 When INPUT is a simulator trace that records the observed execution time
@@ -32,11 +43,16 @@ exits with code 4.`,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when the bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
 			&cli.BoolFlag{Name: "phases", Usage: "text: also list every warp's phases", Category: catOutput},
+			&cli.IntFlag{Name: "exact-budget", Value: defaultExactBudget, Usage: "report the exact worst case when the exhaustive search of the block's schedules needs at most `N` normalised states (0: never)", Category: catTarget},
 		},
 		Action: func(c *cli.Context) error {
 			file, res, err := runTiming(c, bound.Analyzer, false)
 			if err != nil {
 				return err
+			}
+			budget := c.Int("exact-budget")
+			if budget < 0 {
+				return codef(ExitBadInput, "bound: --exact-budget must not be negative, got %d", budget)
 			}
 			deadline := c.Int64("deadline")
 			if c.IsSet("deadline") && deadline < 0 {
@@ -46,14 +62,25 @@ exits with code 4.`,
 			var late, unsound []string
 			for i, fn := range res.Funcs {
 				r := res.Get(bound.Analyzer, fn).Result.(*bound.Result)
-				if c.IsSet("deadline") && int64(r.Bound) > deadline {
-					late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, r.Bound, deadline))
+				if budget > 0 && r.NumWarps > 1 {
+					x, err := exactWorst(file.Fset, fn, r.HW, c.Int("warps"), budget)
+					if err != nil {
+						return withCode(ExitBadInput, fmt.Errorf("bound: %w", err))
+					}
+					if x != nil && x.Cycles > r.Bound {
+						unsound = append(unsound, fmt.Sprintf("%s: a schedule takes %d cycles, above the closed-form bound of %d cycles: the analyzer is wrong for this input", fn.Name, x.Cycles, r.Bound))
+					}
+					r.Exact = x
+				}
+				reported := r.Reported()
+				if c.IsSet("deadline") && int64(reported) > deadline {
+					late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, reported, deadline))
 				}
 				var observed *int64
 				if tr := fn.Trace; tr != nil && tr.HasObserved && !c.IsSet("warps") {
 					observed = &tr.ObservedCycles
-					if tr.ObservedCycles > int64(r.Bound) {
-						unsound = append(unsound, fmt.Sprintf("%s: observed %d cycles exceeds the bound of %d cycles: the hardware description or the analyzer is wrong for this input", fn.Name, tr.ObservedCycles, r.Bound))
+					if tr.ObservedCycles > int64(reported) {
+						unsound = append(unsound, fmt.Sprintf("%s: observed %d cycles exceeds the bound of %d cycles: the hardware description or the analyzer is wrong for this input", fn.Name, tr.ObservedCycles, reported))
 					}
 				}
 				if c.String("format") == "json" {
@@ -77,7 +104,7 @@ exits with code 4.`,
 					return withCode(ExitBadInput, err)
 				}
 				if observed != nil {
-					fmt.Fprintf(&out, "observed: %d cycles (trace); bound - observed = %d cycles\n", *observed, int64(r.Bound)-*observed)
+					fmt.Fprintf(&out, "observed: %d cycles (trace); bound - observed = %d cycles\n", *observed, int64(reported)-*observed)
 				}
 			}
 			if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
@@ -92,6 +119,50 @@ exits with code 4.`,
 			return nil
 		},
 	}
+}
+
+// defaultExactBudget is the default --exact-budget of gpuwcet bound: a
+// search of at most this many normalised states takes a fraction of a
+// second.
+const defaultExactBudget = 10000
+
+// exactWorst returns the exact worst case of the block of fn (the paths
+// gpuwcet bound analyses) over every work-conserving schedule, under the
+// model's barriers and, when the block has barriers, drained ones (the
+// larger), or nil when the search needs more than budget states.
+func exactWorst(fset *token.FileSet, fn *isa.Func, hw *hwdesc.Desc, warps, budget int) (*bound.Exact, error) {
+	x := &bound.Exact{Budget: budget}
+	for _, mode := range []sim.BarrierMode{sim.BarrierReach, sim.BarrierDrain} {
+		blk, err := newSimBlock(fset, fn, hw, warps, mode)
+		if err != nil {
+			return nil, err
+		}
+		r, err := explore.Worst(blk.prog, explore.Options{Budget: budget - x.States})
+		if err != nil {
+			return nil, err
+		}
+		x.States += r.States
+		if !r.Exact {
+			return nil, nil
+		}
+		x.Cycles = max(x.Cycles, r.Makespan)
+		if len(r.Witness) == 0 || !hasBarrier(blk.prog) {
+			break
+		}
+	}
+	return x, nil
+}
+
+// hasBarrier reports whether a warp of p reaches a block barrier.
+func hasBarrier(p *sim.Program) bool {
+	for w := 0; w < p.Warps(); w++ {
+		for _, in := range p.Instrs(w) {
+			if in.Barrier {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func joinLines(ss []string) string {
