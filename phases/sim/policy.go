@@ -66,29 +66,13 @@ func (p Policy) String() string {
 	case Random:
 		return "random:" + strconv.FormatUint(p.Seed, 10)
 	case Priority:
-		var b strings.Builder
-		b.WriteString("priority:")
-		for i, w := range p.Order {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(w))
-		}
-		return b.String()
+		return orderString("priority:", p.Order)
 	case MostRemaining:
 		return "most-remaining"
 	case LeastRemaining:
 		return "least-remaining"
 	case Script:
-		var b strings.Builder
-		b.WriteString("script:")
-		for i, w := range p.Order {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(w))
-		}
-		return b.String()
+		return orderString("script:", p.Order)
 	case Adversarial:
 		s := "adversarial"
 		if p.Seed != 0 || p.Budget != 0 {
@@ -100,6 +84,19 @@ func (p Policy) String() string {
 		return s
 	}
 	return "policy?"
+}
+
+// orderString writes a list of warps after a prefix, comma-separated.
+func orderString(prefix string, order []int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i, w := range order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(w))
+	}
+	return b.String()
 }
 
 // ParsePolicy reads "lrr", "gto", "random:SEED", "priority:W,W,...",
