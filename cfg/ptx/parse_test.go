@@ -240,3 +240,38 @@ func checkInvariants(t *testing.T, f *isa.File) {
 		}
 	}
 }
+
+// TestInlineAsmScopedRegs: cuda_fp16.h's h2exp (nvcc 11.8 and clang 19
+// output) declares registers in an inline-asm scope with the type glued to
+// the directive (".reg.b16 hl, hu;") and uses them without '%'.
+func TestInlineAsmScopedRegs(t *testing.T) {
+	body := `{.reg.b16         hl, hu;
+ .reg.b32         h,r,fl,fu,C,nZ;
+  mov.b32         {hl, hu}, %r2;
+  cvt.f32.f16     fl, hl;
+  mov.b32         C, 0x3fb8aa3bU;
+  fma.rn.f32      fl,fl,C,nZ;
+  cvt.rn.f16.f32  hl, fl;
+  mov.b32         r, {hl,hu};
+  mov.b32         %r1, r;
+}`
+	ins := parseBody(t, body)
+	want := [][2][]string{
+		{{"hl", "hu"}, {"%r2"}},
+		{{"fl"}, {"hl"}},
+		{{"C"}, nil},
+		{{"fl"}, {"fl", "C", "nZ"}},
+		{{"hl"}, {"fl"}},
+		{{"r"}, {"hl", "hu"}},
+		{{"%r1"}, {"r"}},
+	}
+	if len(ins) != len(want) {
+		t.Fatalf("got %d instructions, want %d", len(ins), len(want))
+	}
+	for i, in := range ins {
+		got := [2][]string{in.Defs(), in.Uses()}
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Errorf("%s: defs/uses mismatch (-want +got):\n%s", in.Text, diff)
+		}
+	}
+}

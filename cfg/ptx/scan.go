@@ -1,5 +1,7 @@
 package ptx
 
+import "strings"
+
 // tokKind is the class of a lexical token.
 type tokKind uint8
 
@@ -109,7 +111,12 @@ func (p *parser) next() {
 		i = scanIdentTail(src, i+1)
 		p.tok = tIdent
 	case c == '.' && i+1 < len(src) && isLetter(src[i+1]):
+		// A directive ends at the next '.': ".reg.b16 x;" (inline asm in
+		// cuda_fp16.h) is ".reg" then ".b16", as ptxas reads it.
 		i = scanIdentTail(src, i+1)
+		if d := strings.IndexByte(src[start+1:i], '.'); d >= 0 {
+			i = start + 1 + d
+		}
 		p.tok = tDir
 	case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):
 		i++
