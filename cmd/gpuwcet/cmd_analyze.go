@@ -21,6 +21,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/bound/taskmodel"
 	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
@@ -98,7 +99,8 @@ func pipelineAssumption(p hwdesc.Pipeline) string {
 }
 
 // analyzeOutputs are the report files analyze writes, by flag and format.
-var analyzeOutputs = []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"}}
+var analyzeOutputs = []struct{ flag, format string }{{"report-json", "json"}, {"report", "markdown"}, {"sarif", "sarif"}, {"junit", "junit"},
+	{"task-model", "task-model"}, {"mast", "mast"}}
 
 func analyzeAction(c *cli.Context) error {
 	// An output that is also an input (or another output) is refused
@@ -513,6 +515,15 @@ func writeReport(w io.Writer, format string, data []byte, r *report.Report) erro
 		return report.WriteSARIF(w, r)
 	case "junit":
 		return report.WriteJUnit(w, r)
+	case "task-model", "mast":
+		m, err := taskmodel.FromReport(r)
+		if err != nil {
+			return err
+		}
+		if format == "mast" {
+			return taskmodel.WriteMAST(w, m, 0)
+		}
+		return taskmodel.WriteJSON(w, m)
 	}
 	return fmt.Errorf("unknown report format %q", format)
 }

@@ -33,7 +33,7 @@ var depsLayers = [][]string{
 	// 6: bounds and the evidence that judges them.
 	{"bound", "bound/static", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
 	// 7: reports and PREM.
-	{"bound/report", "prem"},
+	{"bound/report", "bound/taskmodel", "prem"},
 	// 8: the command.
 	{"cmd/gpuwcet"},
 }
@@ -56,6 +56,7 @@ var sameStage = map[string][]string{
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},
 	"bound/report":       {"prem"},
+	"bound/taskmodel":    {"bound/report"},
 }
 
 // judges are the packages that judge a bound by executing the kernel: the

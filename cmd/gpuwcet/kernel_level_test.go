@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/report"
+	"github.com/gpuwcet/gpuwcet/bound/taskmodel"
 )
 
 // TestKernelLevelBadInput: the kernel level's bad inputs exit 1 with a
@@ -160,5 +161,66 @@ func TestKernelLevelTX2(t *testing.T) {
 	}
 	if j.Occupancy.Regs != "0..255" || j.Occupancy.Lo > j.Occupancy.Hi {
 		t.Errorf("occupancy without stated registers: %+v", j.Occupancy)
+	}
+}
+
+// TestTaskModelExport: analyze --task-model and --mast write the kernel
+// level of the JSON report; both files read back (strict JSON decoding,
+// the MAST reader) give the report's numbers.
+func TestTaskModelExport(t *testing.T) {
+	dir := t.TempDir()
+	tm, mast, rep := filepath.Join(dir, "tm.json"), filepath.Join(dir, "k.mast"), filepath.Join(dir, "r.json")
+	var out, errb bytes.Buffer
+	args := []string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-200", "--block", "256", "--grid", "64", "--platform", "jetson-agx-orin", "--regs", "16", "--sms", "3",
+		"--task-model", tm, "--mast", mast, "--report-json", rep, "../../examples/reduce/kernel.ptx"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	data, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kl := r.Kernels[0].KernelLevel
+	data, err = os.ReadFile(tm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := taskmodel.ParseJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ReportSHA256 != r.ReportSHA256 || len(m.Tasks) != 1 || len(m.Tasks[0].Times) != 3 {
+		t.Fatalf("task model: %+v", m)
+	}
+	for i, tt := range m.Tasks[0].Times {
+		p := kl.Bounds[i]
+		if tt.SMs != p.SMs || tt.WCETNS != p.UpperNS || tt.BCETNS != p.LowerNS || tt.DeviceWCETCycles != p.UpperCycles {
+			t.Errorf("task model time %+v, report %+v", tt, p)
+		}
+	}
+	data, err = os.ReadFile(mast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := taskmodel.ReadMAST(mast, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := taskmodel.MASTOperations(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := kl.Bounds[2]
+	if got := ops["blocksum"]; got != [2]float64{float64(last.UpperNS), float64(last.LowerNS)} {
+		t.Errorf("MAST operation blocksum %v, want the report's bound on 3 SMs %d / %d ns", got, last.UpperNS, last.LowerNS)
+	}
+	// Without --grid there is nothing to export.
+	errb.Reset()
+	if code := run([]string{"gpuwcet", "analyze", "--hw", "rtx3070", "--block", "256", "--task-model", tm, "../../examples/saxpy/kernel.ptx"}, &out, &errb); code != ExitBadInput || !strings.Contains(errb.String(), "--task-model needs --grid") {
+		t.Errorf("--task-model without --grid: exit %d, %s", code, errb.String())
 	}
 }
