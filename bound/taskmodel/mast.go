@@ -348,4 +348,3 @@ func MASTOperations(objs []MASTObject) (map[string][2]float64, error) {
 	}
 	return out, nil
 }
-
