@@ -123,7 +123,17 @@ func disassemblyGaps(src []byte) []string {
 // kernels of its source, with the manifest's parameter count.
 func TestKernelCorpusListings(t *testing.T) {
 	c := cfgtest.Open(t)
+	refused, gaps := 0, 0
+	defer func() {
+		t.Logf("%d listings; %d SASS listings refused for %d instructions cuobjdump printed no text for", len(c.Listings()), refused, gaps)
+	}()
 	for _, l := range c.Listings() {
+		if src, err := l.SASS(); err == nil {
+			if g := disassemblyGaps(src); len(g) > 0 {
+				refused++
+				gaps += len(g)
+			}
+		}
 		t.Run(l.String(), func(t *testing.T) {
 			want := map[string]*cfgtest.Kernel{}
 			for _, k := range c.KernelsOf(l.Source) {
@@ -202,7 +212,7 @@ func ownInstrs(g *cfg.Graph, l *cfg.Loop) []*isa.Instr {
 // every source loop that a kernel executes has a listing loop.
 func TestKernelCorpusLoopMap(t *testing.T) {
 	c := cfgtest.Open(t)
-	type tally struct{ loops, mapped int }
+	type tally struct{ loops, mapped, header int }
 	perConfig := map[string]*tally{}
 	unreached := 0
 	for _, l := range c.Listings() {
@@ -234,6 +244,13 @@ func TestKernelCorpusLoopMap(t *testing.T) {
 					}
 					tl.loops++
 					src := l.Source.MatchLoop(lines)
+					if src == nil && len(lines) == 0 && kernelBySymbol(c, fn) == nil && deviceFunc(l.Source, fn) == nil {
+						// A loop of a function from a CUDA header (clang's
+						// 64-bit __shfl_xor_sync, wmma::fill_fragment):
+						// not a loop of the corpus sources.
+						tl.header++
+						continue
+					}
 					if src == nil {
 						t.Errorf("%s %s: %s: loop at %s (lines %v) maps to no source loop", l, kind, fn, lp.Header, lines)
 						continue
@@ -277,7 +294,7 @@ func TestKernelCorpusLoopMap(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		t.Logf("%-22s %4d listing loops, %4d mapped", n, perConfig[n].loops, perConfig[n].mapped)
+		t.Logf("%-22s %4d listing loops, %4d mapped, %d in header functions", n, perConfig[n].loops, perConfig[n].mapped, perConfig[n].header)
 	}
 }
 

@@ -354,7 +354,7 @@ func cIntRange(typ string) (lo, hi int64, ok bool) {
 		return math.MinInt32, math.MaxInt32, true
 	case "unsigned", "unsigned int":
 		return 0, math.MaxUint32, true
-	case "long long", "long long int", "long", "int64_t":
+	case "long long", "long long int", "long", "int64_t", "unsigned long long", "unsigned long", "size_t":
 		return math.MinInt64, math.MaxInt64, true
 	case "short":
 		return math.MinInt16, math.MaxInt16, true

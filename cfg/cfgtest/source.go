@@ -117,8 +117,9 @@ func ParseSource(path string) (*Source, error) {
 	return parseSource(abs, string(data))
 }
 
-// scanned is a source with comments and string literals blanked out (so
-// that offsets and lines are kept), and the comment text of each line.
+// scanned is a source with comments, string literals and preprocessor
+// lines blanked out (so that offsets and lines are kept), and the comment
+// text of each line.
 type scanned struct {
 	code     []byte
 	comments map[int]string // line → text of its // comment
@@ -143,6 +144,14 @@ func scan(src string) *scanned {
 	}
 	for i := 0; i < len(src); {
 		switch {
+		case src[i] == '#' && strings.TrimSpace(src[strings.LastIndexByte(src[:i], '\n')+1:i]) == "":
+			// A preprocessor line (no continuation lines in the corpus).
+			end := strings.IndexByte(src[i:], '\n')
+			if end < 0 {
+				end = len(src) - i
+			}
+			blank(i, i+end)
+			i += end
 		case strings.HasPrefix(src[i:], "//"):
 			end := strings.IndexByte(src[i:], '\n')
 			if end < 0 {

@@ -26,6 +26,7 @@ static const int warpSize = 32;
 #define __noinline__ __attribute__((noinline))
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict
 
 static inline void __syncthreads() {}
