@@ -34,7 +34,21 @@ type Input struct {
 	Regs           int
 	DynamicSmem    int64
 	DynamicSmemSet bool
+
+	// Persistent, when set, says the kernel is persistent (facts name its
+	// item loop): only a per-item bound is given (docs/facts.md,
+	// "Persistent kernels").
+	Persistent *PersistentInput
 }
+
+// PersistentInput names a persistent kernel's item loops and handshake
+// loops (positions, for the report).
+type PersistentInput struct {
+	Loops, Handshakes []string
+}
+
+// PersistentScope says what the per-item bound covers.
+const PersistentScope = "one work item: from the host's release of the item (every result of the previous item ready, its completion written last) to every warp's arrival at its next handshake, the handshake loops counted 2 header executions (the poll that may miss the release and the one that sees it); every block of the grid resident, at most min(occupancy hi, blocks) on one SM; the kernel itself runs until the host stops it and has no bound"
 
 // Result is the kernel-level bound of one kernel.
 type Result struct {
@@ -122,6 +136,29 @@ func Analyze(in Input) (*Result, error) {
 		}
 		j.CoResident = append(j.CoResident, CoResidentJSON{Blocks: m, BoundCycles: int64(c)})
 	}
+	if pin := in.Persistent; pin != nil {
+		// Every block must be resident: a block waiting for a slot
+		// would never get one.
+		if blocks > int64(sms)*int64(occ.Lo) {
+			return nil, errorf("%s: a persistent kernel's blocks must all be resident: %d blocks, but %d SMs guarantee %d (occupancy %d per SM)", in.Func.Name, blocks, sms, int64(sms)*int64(occ.Lo), occ.Lo)
+		}
+		item, err := CoResident(blk, int(min(int64(occ.Hi), blocks)))
+		if err != nil {
+			return nil, errorf("%s: %v", in.Func.Name, err)
+		}
+		j.Status = StatusPersistent
+		j.Bounds = []PointJSON{}
+		j.Persistent = &PersistentJSON{Loop: strings.Join(pin.Loops, ", "), Handshakes: pin.Handshakes, ItemCycles: int64(item), Scope: PersistentScope}
+		if in.ClockMHz > 0 {
+			j.Persistent.ItemNS = CeilNS(item, in.ClockMHz)
+		}
+		if j.Handshake != nil {
+			j.Persistent.HandshakeNS, j.Persistent.HandshakeKind = j.Handshake.MaxNS, j.Handshake.Kind
+		}
+		j.Assumptions, j.Exclusions = assumptions(in, occ, j)
+		j.Exclusions = append(j.Exclusions, "the whole kernel: a persistent kernel runs until the host stops it")
+		return &Result{JSON: j}, nil
+	}
 	pts, err := Curve(blk, g, sms)
 	if err != nil {
 		return nil, errorf("%s: %v", in.Func.Name, err)
@@ -202,8 +239,9 @@ func occupancyInput(in Input) (arch.Kernel, []string, error) {
 		k.StaticSmem = arch.Exact(fn.Res.SharedBytes)
 		notes = append(notes, fmt.Sprintf("static shared memory: %d bytes (stated by the listing)", fn.Res.SharedBytes))
 	case in.File.Dialect == isa.DialectPTX:
-		var lo, hi int64
-		unknown := false
+		var lo, hi, pad, maxAlign int64
+		unknown, aligned := false, true
+		var vars []isa.SharedVar
 		add := func(v isa.SharedVar, certain bool) {
 			if v.Extern {
 				if referenced(fn, v.Name) {
@@ -218,7 +256,10 @@ func occupancyInput(in Input) (arch.Kernel, []string, error) {
 			if certain {
 				lo += v.Bytes
 			}
-			hi += v.Bytes + max(v.Align, 1) - 1
+			hi += v.Bytes
+			pad += max(v.Align, 1) - 1
+			maxAlign = max(maxAlign, v.Align)
+			vars = append(vars, v)
 		}
 		for _, v := range fn.Res.Shared {
 			add(v, true)
@@ -226,11 +267,20 @@ func occupancyInput(in Input) (arch.Kernel, []string, error) {
 		for _, v := range in.File.Shared {
 			add(v, referenced(fn, v.Name))
 		}
+		// Variables laid out in any order need no padding when every size
+		// is a multiple of the largest alignment; otherwise each may be
+		// preceded by at most its alignment − 1 bytes.
+		for _, v := range vars {
+			aligned = aligned && (maxAlign <= 1 || v.Bytes%maxAlign == 0)
+		}
+		if !aligned {
+			hi += pad
+		}
 		if unknown {
 			hi = a.SmemPerBlockOptin
 		}
 		k.StaticSmem = arch.Range{Lo: lo, Hi: max(hi, lo)}
-		notes = append(notes, fmt.Sprintf("static shared memory: %s bytes (the PTX .shared declarations; the upper end adds alignment padding and the module-scope variables the kernel does not name, which a device function may use)", k.StaticSmem))
+		notes = append(notes, fmt.Sprintf("static shared memory: %s bytes (the PTX .shared declarations; the upper end adds the module-scope variables the kernel does not name, which a device function may use, and alignment padding when a size is not a multiple of the largest alignment)", k.StaticSmem))
 	default:
 		k.StaticSmem = arch.Range{Lo: 0, Hi: a.SmemPerBlockOptin}
 		notes = append(notes, "static shared memory: not stated by the listing (cuobjdump -res-usage gives SHARED:N): guaranteed occupancy at the per-block maximum, largest at 0")

@@ -43,6 +43,11 @@ type LoopFact struct {
 	Open bool // max = "?": to be filled in
 	Why  string
 	By   string
+	// Persistent marks a persistent kernel's item loop (it runs until the
+	// host stops it), Handshake a loop that waits for the host inside it:
+	// for the per-item bound each counts 2 header executions
+	// (docs/facts.md, "Persistent kernels"); neither has a max.
+	Persistent, Handshake bool
 
 	Pos    token.Position // of its [[kernel.loop]] header
 	MaxPos token.Position // of the max value
@@ -95,6 +100,10 @@ type rawLoop struct {
 	Max    *maxValue `toml:"max"`
 	Why    string    `toml:"why"`
 	By     string    `toml:"by"`
+	// Persistent and Handshake name a persistent kernel's item loop and
+	// its host-wait loops (docs/facts.md, "Persistent kernels").
+	Persistent *bool `toml:"persistent"`
+	Handshake  *bool `toml:"handshake"`
 }
 
 type maxValue struct {
@@ -216,7 +225,15 @@ func DecodeFacts(name string, data []byte) (*Facts, error) {
 			}
 			seen[lf.Key] = lf.Pos
 			lf.MaxPos = at(ki, li, "max")
+			lf.Persistent = rl.Persistent != nil && *rl.Persistent
+			lf.Handshake = rl.Handshake != nil && *rl.Handshake
+			role := lf.Persistent || lf.Handshake
 			switch m := rl.Max; {
+			case lf.Persistent && lf.Handshake:
+				errs.Addf(lf.Pos, "loop %s: persistent and handshake: a loop is the item loop or a wait inside it, not both", lf.Key)
+			case role && m != nil && !(!m.isInt && strings.TrimSpace(m.s) == "?"):
+				errs.Addf(lf.MaxPos, "loop %s is a persistent kernel's %s loop: it has no max (the per-item bound counts 2 of its header executions); remove max", lf.Key, map[bool]string{true: "item", false: "handshake"}[lf.Persistent])
+			case role:
 			case m == nil:
 				errs.Addf(lf.Pos, "loop %s: missing max (an integer, an expression, or \"?\")", lf.Key)
 			case m.isInt:
@@ -260,7 +277,7 @@ func DecodeFacts(name string, data []byte) (*Facts, error) {
 var schemaKeys = map[string][]string{
 	"":            {"version", "listing", "sha256", "kernel"},
 	"kernel":      {"name", "loop"},
-	"kernel.loop": {"label", "line", "offset", "max", "why", "by"},
+	"kernel.loop": {"label", "line", "offset", "max", "why", "by", "persistent", "handshake"},
 }
 
 func tableOf(k toml.Key) string {
@@ -346,6 +363,17 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env) ([]Problem, 
 			continue
 		}
 		used[lb] = lf.Pos
+		if lf.Persistent || lf.Handshake {
+			src, why := PersistentItem, "the persistent kernel's item loop: 2 header executions give one item between two handshakes"
+			if lf.Handshake {
+				src, why = Handshake, "a handshake (host-wait) loop: 2 header executions from the host's release, the poll that may miss it and the one that sees it"
+			}
+			if lf.Why != "" {
+				why += "; " + lf.Why
+			}
+			lb.Bound = &Bound{Max: 2, Expr: "2", Source: src, Why: why, Pos: lf.Pos}
+			continue
+		}
 		if lf.Open {
 			lb.Bound = nil
 			lb.Why = whyOpen

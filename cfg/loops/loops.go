@@ -23,6 +23,11 @@ const (
 	Derived   Source = iota + 1 // computed from the instructions by this package
 	Annotated                   // given in a facts file
 	Release                     // a timer spin loop: release.HeaderBound iterations from its trigger (cfg/release)
+	// PersistentItem and Handshake are a persistent kernel's item loop and
+	// host-wait loops, named by facts: 2 header executions each, for the
+	// per-item bound (docs/facts.md, "Persistent kernels").
+	PersistentItem
+	Handshake
 )
 
 func (s Source) String() string {
@@ -33,6 +38,10 @@ func (s Source) String() string {
 		return "annotated"
 	case Release:
 		return "release"
+	case PersistentItem:
+		return "persistent"
+	case Handshake:
+		return "handshake"
 	}
 	return "source?"
 }

@@ -416,6 +416,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 				return 0, nil, withCode(ExitBadInput, err)
 			}
 			writeLowerText(text, rk.LowerBound, rep)
+			if p := persistentOf(rep); p != nil {
+				writePersistentText(text, p)
+			}
 			if rk.KernelLevel != nil {
 				if err := kernel.WriteText(text, rk.KernelLevel); err != nil {
 					return 0, nil, withCode(ExitBadInput, err)

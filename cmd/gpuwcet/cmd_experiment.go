@@ -34,6 +34,7 @@ reference data under ../shared (run from the repository root).`,
 			tightnessCommand(),
 			sgemmCommand(),
 			exactCommand(),
+			kernelExperimentCommand(),
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
@@ -161,7 +162,8 @@ func (k *kernelLevel) compute(file *isa.File, fn *isa.Func, rep *static.Report, 
 		return &j, nil
 	}
 	res, err := kernel.Analyze(kernel.Input{File: file, Func: fn, Static: rep, Block: launch.Block, Grid: launch.Grid,
-		Arch: k.arch, Platform: k.plat, SMs: k.sms, ClockMHz: k.clock, Regs: k.regs, DynamicSmem: k.dyn, DynamicSmemSet: k.dynSet})
+		Arch: k.arch, Platform: k.plat, SMs: k.sms, ClockMHz: k.clock, Regs: k.regs, DynamicSmem: k.dyn, DynamicSmemSet: k.dynSet,
+		Persistent: persistentOf(rep)})
 	if err != nil {
 		return nil, err
 	}
@@ -223,4 +225,35 @@ func addKernelAssumptions(r *report.Report) {
 	if grid {
 		r.Scope.Unit += "; with --grid, also the whole grid on k = 1 … N SMs, from the first possible block dispatch to the readiness of the last result (kernels[].kernel_level)"
 	}
+}
+
+// persistentOf returns the positions of a persistent kernel's item loops
+// and handshake loops (facts persistent = true, handshake = true), nil
+// when the kernel is not persistent.
+func persistentOf(rep *static.Report) *kernel.PersistentInput {
+	if rep.Loops == nil {
+		return nil
+	}
+	var p kernel.PersistentInput
+	for _, lb := range rep.Loops.Loops {
+		if lb.Bound == nil {
+			continue
+		}
+		switch lb.Bound.Source {
+		case loops.PersistentItem:
+			p.Loops = append(p.Loops, lb.Pos.String())
+		case loops.Handshake:
+			p.Handshakes = append(p.Handshakes, lb.Pos.String())
+		}
+	}
+	if len(p.Loops) == 0 {
+		return nil
+	}
+	return &p
+}
+
+// writePersistentText says, after a persistent kernel's block bound, that
+// it is per item.
+func writePersistentText(w *bytes.Buffer, p *kernel.PersistentInput) {
+	fmt.Fprintf(w, "persistent kernel (item loop %s; handshakes %s): the bound above is per item, %s\n", strings.Join(p.Loops, ", "), strings.Join(p.Handshakes, ", "), kernel.PersistentScope)
 }
