@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -37,9 +38,26 @@ type caseResult struct {
 	worst      float64
 	violated   string // a description of the first run above the bound
 	exhaustive int    // 1 when every order of the lane groups was enumerated
+	shapes     map[string]int
+	divergent  int // executions in which lanes of a warp disagreed
 }
 
 var presets = []string{"ecrts25-orin-5", "ecrts25-orin-25", "ecrts25-orin-200"}
+
+var presetCache sync.Map
+
+// preset resolves a built-in description once (the cases only read it).
+func preset(name string) *hwdesc.Desc {
+	if hw, ok := presetCache.Load(name); ok {
+		return hw.(*hwdesc.Desc)
+	}
+	hw, err := hwdesc.Resolve(name)
+	if err != nil {
+		panic(err)
+	}
+	presetCache.Store(name, hw)
+	return hw
+}
 
 // oneCase builds and checks the case of seed: a random structured PTX
 // kernel (loops with bounds, if/else, lane-dependent and warp-dependent
@@ -53,23 +71,9 @@ var presets = []string{"ecrts25-orin-5", "ecrts25-orin-25", "ecrts25-orin-200"}
 // simulated under LRR, GTO, random, and (every 8th case) the adversarial
 // search with a budget of 8, under reach semantics (and drain every 4th).
 func oneCase(seed uint64) caseResult {
-	r := rand.New(rand.NewPCG(seed, 0xe1de7ce))
-	k := Generate(r, GenConfig{})
-	var hw *hwdesc.Desc
-	if r.IntN(4) == 0 {
-		var err error
-		if hw, err = hwdesc.Resolve(presets[r.IntN(len(presets))]); err != nil {
-			panic(err)
-		}
-	} else {
-		hw = RandomHW(r)
-	}
-	warps := 1 + r.IntN(4)
-	threads := 32 * warps
-	if r.IntN(4) == 0 {
-		threads -= 1 + r.IntN(31)
-	}
-	a, err := Analyze("k.ptx", []byte(k.Src), "k", hw, pass.Launch{Block: [3]int{threads, 1, 1}}, nil)
+	c := caseOf(seed)
+	threads := c.threads
+	a, err := c.analyze()
 	if err != nil {
 		var re *divergence.RefusedError
 		switch {
@@ -84,8 +88,9 @@ func oneCase(seed uint64) caseResult {
 		}
 		return caseResult{violated: fmt.Sprintf("analysis error: %v", err)}
 	}
+	r := c.r
+	res := caseResult{shapes: c.k.Shapes}
 	bnd := a.Report.Bound
-	var res caseResult
 	pols := []sim.Policy{{Kind: sim.LRR}, {Kind: sim.GTO}, {Kind: sim.Random, Seed: seed}}
 	if seed%8 == 0 {
 		pols = append(pols, sim.Policy{Kind: sim.Adversarial, Seed: seed, Budget: 8})
@@ -96,6 +101,9 @@ func oneCase(seed uint64) caseResult {
 	}
 	// check simulates one execution under the policies and barrier modes.
 	check := func(blk *simt.Block, what string, pols []sim.Policy, modes []sim.BarrierMode) error {
+		if blk.Divergences > 0 {
+			res.divergent++
+		}
 		for _, mode := range modes {
 			p, err := blk.Program(a.HW, mode)
 			if err != nil {
@@ -174,28 +182,62 @@ func trimReason(s string) string {
 	return s
 }
 
-// caseKernel returns the kernel and description of case seed.
-func caseKernel(seed uint64) (string, *hwdesc.Desc) {
+// testCase is the random case of a seed: a kernel with its arguments and
+// flow facts, a description, the block size.
+type testCase struct {
+	seed    uint64
+	r       *rand.Rand // the case's source, after the draws below
+	k       *Kernel
+	hw      *hwdesc.Desc
+	preset  bool
+	threads int
+}
+
+func caseOf(seed uint64) *testCase {
 	r := rand.New(rand.NewPCG(seed, 0xe1de7ce))
-	k := Generate(r, GenConfig{})
+	c := &testCase{seed: seed, r: r, k: Generate(r, GenConfig{})}
 	if r.IntN(4) == 0 {
-		hw, err := hwdesc.Resolve(presets[r.IntN(len(presets))])
-		if err != nil {
-			panic(err)
-		}
-		return k.Src, hw
+		c.hw = preset(presets[r.IntN(len(presets))])
+		c.preset = true
+	} else {
+		c.hw = RandomHW(r)
 	}
-	return k.Src, RandomHW(r)
+	warps := 1 + r.IntN(4)
+	c.threads = 32 * warps
+	if r.IntN(4) == 0 {
+		c.threads -= 1 + r.IntN(31)
+	}
+	return c
+}
+
+// facts decodes the case's flow facts (nil when it has none).
+func (c *testCase) facts() (*loops.Facts, error) {
+	if len(c.k.Facts) == 0 {
+		return nil, nil
+	}
+	return loops.DecodeFacts("k.facts.toml", []byte(c.k.FactsTOML(loops.SHA256([]byte(c.k.Src)))))
+}
+
+func (c *testCase) analyze() (*Analysis, error) {
+	facts, err := c.facts()
+	if err != nil {
+		return nil, err
+	}
+	return Analyze("k.ptx", []byte(c.k.Src), "k", c.hw, pass.Launch{Block: [3]int{c.threads, 1, 1}, Args: c.k.Args}, facts)
 }
 
 // describe prints everything needed to replay a failing case.
 func describe(seed uint64) string {
-	r := rand.New(rand.NewPCG(seed, 0xe1de7ce))
-	k := Generate(r, GenConfig{})
+	c := caseOf(seed)
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "case seed %d (replay: go test ./bound/evidence -run TestStaticBoundAgainstSimulation -first %d -cases 1)\n%s", seed, seed, k.Src)
-	if r.IntN(4) != 0 {
-		_ = hwdesc.Encode(&buf, RandomHW(r))
+	fmt.Fprintf(&buf, "case seed %d (replay: go test ./bound/evidence -run TestStaticBoundAgainstSimulation -first %d -cases 1), %d threads, arguments %v\n%s", seed, seed, c.threads, c.k.Args, c.k.Src)
+	if len(c.k.Facts) > 0 {
+		buf.WriteString(c.k.FactsTOML(loops.SHA256([]byte(c.k.Src))))
+	}
+	if c.preset {
+		fmt.Fprintf(&buf, "hw %s\n", c.hw.Name)
+	} else {
+		_ = hwdesc.Encode(&buf, c.hw)
 	}
 	return buf.String()
 }
@@ -220,7 +262,8 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 	next.Store(*flagFirst)
 	last := *flagFirst + uint64(n)
 	var mu sync.Mutex
-	var done, runs, bad, exhaustive int
+	var done, runs, bad, exhaustive, divergent int
+	shapes := map[string]int{}
 	var worst float64
 	var worstSeed uint64
 	refused := map[string]int{}
@@ -239,6 +282,10 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 				done++
 				runs += res.runs
 				exhaustive += res.exhaustive
+				divergent += res.divergent
+				for k, v := range res.shapes {
+					shapes[k] += v
+				}
 				if res.refused != "" {
 					refused[res.refused]++
 				}
@@ -256,8 +303,8 @@ func TestStaticBoundAgainstSimulation(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d cases (%d refused: %v), %d simulations, %d violations, largest makespan/bound %.3f (case %d), %v; %d cases with every order of the lane groups enumerated",
-		done, sum(refused), refused, runs, bad, worst, worstSeed, time.Since(start).Round(time.Millisecond), exhaustive)
+	t.Logf("%d cases (%d refused: %v), %d simulations, %d violations, largest makespan/bound %.3f (case %d), %v; %d cases with every order of the lane groups enumerated, %d executions with divergence; constructs %v",
+		done, sum(refused), refused, runs, bad, worst, worstSeed, time.Since(start).Round(time.Millisecond), exhaustive, divergent, shapes)
 	if done-sum(refused) < done/2 {
 		t.Errorf("only %d of %d cases analysed: the generator degenerated", done-sum(refused), done)
 	}

@@ -815,9 +815,9 @@ func (x *run) arrange(gs []*group) {
 	if len(gs) < 2 {
 		return
 	}
+	n := factorial(len(gs))
+	x.orders = append(x.orders, n)
 	if x.opt.Choose != nil {
-		n := factorial(len(gs))
-		x.orders = append(x.orders, n)
 		k := x.opt.Choose(n)
 		if k < 0 || k >= n {
 			k = 0

@@ -3,7 +3,6 @@ package simt
 import (
 	"math"
 	"math/bits"
-	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
@@ -926,30 +925,10 @@ func (c *laneCtx) cvt() {
 		}
 		c.write(0, fromF(f, dt.w), dt)
 	case st.k == 'f' && dt.k != 'f':
-		f := toF(a, st.w)
-		switch {
-		case d.has("rni"):
-			f = math.RoundToEven(f)
-		case d.has("rmi"):
-			f = math.Floor(f)
-		case d.has("rpi"):
-			f = math.Ceil(f)
-		default:
-			f = math.Trunc(f)
-		}
+		f := roundi(d, toF(a, st.w), true)
 		c.write(0, mask(floatToInt(f, dt), dt.w), dt)
 	default:
-		f := toF(a, st.w)
-		switch {
-		case d.has("rni"):
-			f = math.RoundToEven(f)
-		case d.has("rzi"):
-			f = math.Trunc(f)
-		case d.has("rmi"):
-			f = math.Floor(f)
-		case d.has("rpi"):
-			f = math.Ceil(f)
-		}
+		f := roundi(d, toF(a, st.w), false)
 		if sat {
 			if math.IsNaN(f) {
 				f = 0
@@ -958,6 +937,23 @@ func (c *laneCtx) cvt() {
 		}
 		c.write(0, fromF(f, dt.w), dt)
 	}
+}
+
+// roundi applies cvt's integer rounding modifier (.rni, .rzi, .rmi, .rpi)
+// to f; without one, f is truncated when trunc is set (a float to integer
+// conversion) and kept otherwise.
+func roundi(d *dinstr, f float64, trunc bool) float64 {
+	switch {
+	case d.has("rni"):
+		return math.RoundToEven(f)
+	case d.has("rmi"):
+		return math.Floor(f)
+	case d.has("rpi"):
+		return math.Ceil(f)
+	case d.has("rzi"), trunc:
+		return math.Trunc(f)
+	}
+	return f
 }
 
 // satInt clamps an integer (v if signed, uv otherwise) to the range of dt.
@@ -1217,6 +1213,3 @@ func (c *laneCtx) atomic() error {
 	}
 	return nil
 }
-
-// opName returns the base opcode, lower case.
-func opName(in *isa.Instr) string { return strings.ToLower(in.Opcode) }

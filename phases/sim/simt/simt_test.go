@@ -2,6 +2,7 @@ package simt
 
 import (
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestOrders(t *testing.T) {
 		}
 		p := texts(b.Paths[0])
 		st := indexOf(p, "st.global", 0)
-		if got := count(p[:st], "ld.global"); got != tc.loadsFirst || count(p, "ld.global") != 8 || b.Divergences != 1 {
+		if got := count(p[:st], "ld.global"); got != tc.loadsFirst || count(p, "ld.global") != 8 || b.Divergences != 1 || !slices.Equal(b.Orders, []int{2}) {
 			t.Errorf("%v: %d loads before the store (want %d), %d in all, %d divergences\n%s", tc.order, got, tc.loadsFirst, count(p, "ld.global"), b.Divergences, strings.Join(p, "\n"))
 		}
 	}
