@@ -31,8 +31,9 @@ type run struct {
 	ctaDrawn, gridDrawn bool
 	warps               []*warp
 	caps                map[*function][]int64
-	orders              []int // number of orders at each divergence, in execution order
-	choice              int   // next choice of Options.Choose
+	feas                map[string]bool // feasible's searches
+	orders              []int           // number of orders at each divergence, in execution order
+	choice              int             // next choice of Options.Choose
 	drawnOps            int
 	divergences         int
 }
@@ -107,6 +108,7 @@ func (x *run) init() error {
 	}
 	// Loop caps.
 	x.caps = map[*function][]int64{}
+	x.feas = map[string]bool{}
 	for _, f := range x.k.funcs {
 		cs := make([]int64, len(f.g.Loops))
 		for i, lp := range f.g.Loops {
@@ -742,70 +744,90 @@ func (x *run) indirect(w *warp, fr *frame, b *cfg.Block, d *dinstr, act, on uint
 }
 
 // steer returns the successor a data-dependent decision takes for lane l
-// at the end of b (nat: the one the drawn data gives): the loop caps hold
-// (an edge that would run a capped header once more than its cap is
-// avoided, and a lane at the cap of a loop leaves it when an edge does),
-// and with Options.MaxLoops the lane stays in b's innermost loop when it
-// may.
+// at the end of b (nat: the one the drawn data gives). The data decides,
+// unless its edge would run a capped loop header more often than the
+// user's flow fact allows, now or on every way out of the loop (the
+// lane could then only leave by iterating once more): the lane then takes
+// the first edge that keeps to the caps, as data that ends the loop
+// would. Nothing else is overridden: a decision the data cannot take (a
+// comparison a range argument settles) must not appear in an execution,
+// or the judge would blame the analysis for a path no input runs.
 func (x *run) steer(fr *frame, l int, b *cfg.Block, nat int) int {
+	if x.feasible(fr, l, b, nat) {
+		return nat
+	}
+	for s := range b.Succs {
+		if x.feasible(fr, l, b, s) {
+			return s
+		}
+	}
+	return nat
+}
+
+// feasible reports whether lane l may take successor s of b: the edge
+// keeps every capped header within its cap and, after it, the lane can
+// reach the function's exit without taking the back edge of a loop at
+// its cap (a loop re-entered from outside would restart its count; the
+// search ignores that, so it may refuse an edge it could allow).
+func (x *run) feasible(fr *frame, l int, b *cfg.Block, s int) bool {
 	f := fr.f
 	caps := x.caps[f]
-	cnt := func(lp *cfg.Loop) int64 { return fr.count[lp.Index*32+l] }
-	// allowed: the edge does not run a capped header past its cap.
-	allowed := func(s int) bool {
-		t := b.Succs[s].To
-		if t == f.g.Exit || t.Loop == nil || t.Loop.Header != t {
-			return true
-		}
-		lp := t.Loop
+	t := b.Succs[s].To
+	if t == f.g.Exit {
+		return true
+	}
+	var sat []int // capped loops holding t, at their cap after the edge
+	for lp := t.Loop; lp != nil; lp = lp.Parent {
 		c := caps[lp.Index]
 		if c == 0 {
-			return true
+			continue
 		}
-		n := int64(1)
-		if lp.Contains(b) {
-			n = cnt(lp) + 1
-		}
-		return n <= c
-	}
-	stays := func(s int, lp *cfg.Loop) bool {
-		t := b.Succs[s].To
-		return t != f.g.Exit && lp.Contains(t)
-	}
-	var cand []int
-	for s := range b.Succs {
-		if allowed(s) {
-			cand = append(cand, s)
-		}
-	}
-	if len(cand) == 0 {
-		return nat
-	}
-	// A lane at the cap of an enclosing capped loop leaves it if it can.
-	for lp := b.Loop; lp != nil; lp = lp.Parent {
-		if c := caps[lp.Index]; c > 0 && cnt(lp) >= c {
-			var out []int
-			for _, s := range cand {
-				if !stays(s, lp) {
-					out = append(out, s)
-				}
-			}
-			if len(out) > 0 {
-				cand = out
+		n := fr.count[lp.Index*32+l]
+		if lp.Header == t {
+			if lp.Contains(b) {
+				n++
+			} else {
+				n = 1
 			}
 		}
-	}
-	if x.opt.MaxLoops && b.Loop != nil {
-		for _, s := range cand {
-			if stays(s, b.Loop) {
-				return s
-			}
+		if n > c {
+			return false
+		}
+		if n == c {
+			sat = append(sat, lp.Index)
 		}
 	}
-	if slices.Contains(cand, nat) {
-		return nat
+	if len(sat) == 0 {
+		return true
 	}
-	return cand[0]
+	key := fmt.Sprint(f.fn.Name, t.Index, sat)
+	if v, ok := x.feas[key]; ok {
+		return v
+	}
+	seen := map[*cfg.Block]bool{}
+	stack := []*cfg.Block{t}
+	ok := false
+	for len(stack) > 0 && !ok {
+		y := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if y == f.g.Exit {
+			ok = true
+			break
+		}
+		if seen[y] {
+			continue
+		}
+		seen[y] = true
+	next:
+		for _, e := range y.Succs {
+			if h := e.To; h != f.g.Exit && h.Loop != nil && h.Loop.Header == h && h.Loop.Contains(y) && slices.Contains(sat, h.Loop.Index) {
+				continue next
+			}
+			stack = append(stack, e.To)
+		}
+	}
+	x.feas[key] = ok
+	return ok
 }
 
 // arrange orders the groups of a divergence: run[0] runs first.

@@ -23,6 +23,8 @@ type memory struct {
 	bytes map[memKey]mbyte
 	src   *source
 	fixed Memory
+	// nonZero: drawn values are never zero (Options.MaxLoops).
+	nonZero bool
 }
 
 type memKey struct {
@@ -72,6 +74,9 @@ func (m *memory) read(s isa.Space, thread int, addr uint64, size int, float bool
 		}
 		if !ok {
 			v = m.src.value(8*size, float)
+			for m.nonZero && v == 0 {
+				v = m.src.value(8*size, float)
+			}
 		}
 		for i := 0; i < size; i++ {
 			k := m.key(s, thread, addr+uint64(i))

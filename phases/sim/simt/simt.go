@@ -29,13 +29,13 @@
 //     (global and shared memory of the block, local memory per thread).
 //     Kernel arguments not given in Launch.Args are drawn once per block,
 //     the block index within the grid too.
-//   - Branches are decided by the lanes' values. A decision that depends
-//     on drawn data is free: when it would run a loop past the cap the
-//     user's flow facts give it (Launch.Caps; never a bound the analysis
-//     derived), the lane leaves the loop instead (the data could be such).
-//     A loop whose exit does not depend on data runs as its arithmetic
-//     says; running past a cap is an error (the fact is wrong at these
-//     inputs).
+//   - Branches are decided by the lanes' values. Where a decision that
+//     depends on drawn data would run a loop past the cap the user's flow
+//     facts give it (Launch.Caps; never a bound the analysis derived), the
+//     lane takes another edge instead, as data that ends the loop would;
+//     no other decision is overridden. A loop whose exit does not depend
+//     on data runs as its arithmetic says; running past a cap is an error
+//     (the fact is wrong at these inputs).
 //   - Device functions run with a call stack: the caller's .param
 //     arguments are copied into the callee's parameters, its return
 //     parameters back; each call has its own registers.
@@ -152,8 +152,8 @@ type Options struct {
 	// groups: one of n orders (n = groups!, the permutations of the
 	// groups sorted taken first, 0 that order); it overrides Order.
 	Choose func(n int) int
-	// MaxLoops makes data-dependent decisions stay in their innermost loop
-	// while its cap allows (loops run to their flow facts).
+	// MaxLoops draws memory never written as non-zero values: loops ended
+	// by a zero in memory (a sentinel, a flag) run to their flow-fact caps.
 	MaxLoops bool
 	// MaxInstrs bounds the path of one warp (0: 1<<22).
 	MaxInstrs int
@@ -324,7 +324,7 @@ func (k *Kernel) Run(l Launch, opt Options) (*Block, error) {
 func (k *Kernel) execute(l Launch, opt Options) (*run, error) {
 	x := &run{k: k, launch: l, opt: opt, src: newSource(opt.Seed)}
 	x.order = newSource(opt.Seed ^ 0x5eed0de5).r
-	x.mem = &memory{bytes: map[memKey]mbyte{}, src: x.src, fixed: opt.Memory}
+	x.mem = &memory{bytes: map[memKey]mbyte{}, src: x.src, fixed: opt.Memory, nonZero: opt.MaxLoops}
 	if err := x.init(); err != nil {
 		return nil, err
 	}
