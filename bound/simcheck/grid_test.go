@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
@@ -289,4 +290,62 @@ func TestWaveFormula(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d runs above the wave formula", above, runs)
+}
+
+// TestGridMatchesMergedBlock: without barriers, B ≤ m blocks of W warps on
+// one SM, all dispatched at cycle 0, are one block of B·W warps: the grid
+// simulator must give the block simulator's makespan under the same
+// policy (LRR and GTO order the warps by slot, then warp).
+func TestGridMatchesMergedBlock(t *testing.T) {
+	checked := 0
+	for seed := int64(1); seed <= 600; seed++ {
+		c := simtest.Generate(simtest.Config{MaxWarps: 4, MaxInstrs: 20, MaxLat: 60}, seed)
+		bars := false
+		for _, p := range c.Warps {
+			for _, in := range p {
+				bars = bars || in.Kind == isa.KindBarrier
+			}
+		}
+		if bars {
+			continue
+		}
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		B := 1 + r.IntN(min(4, sim.MaxWarps/len(c.Warps)))
+		var merged [][]*isa.Instr
+		for range B {
+			merged = append(merged, c.Warps...)
+		}
+		one, err := sim.Compile(c.HW, c.Warps, sim.BarrierReach)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := sim.Compile(c.HW, merged, sim.BarrierReach)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := make([]*sim.Program, B)
+		for i := range blocks {
+			blocks[i] = one
+		}
+		for _, pp := range []struct {
+			g sim.GridPolicy
+			p sim.Policy
+		}{{sim.GridLRR, sim.Policy{Kind: sim.LRR}}, {sim.GridGTO, sim.Policy{Kind: sim.GTO}}} {
+			want, err := all.Run(pp.p, sim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := sim.RunGrid(sim.GridSpec{Blocks: blocks, SMs: 1, Slots: B, Policy: pp.g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Makespan != want.Makespan || got.Issued != want.Issued {
+				t.Errorf("seed %d, %d blocks of %d warps, %s: grid %d cycles (%d issued), merged block %d (%d)", seed, B, len(c.Warps), pp.g, got.Makespan, got.Issued, want.Makespan, want.Issued)
+			}
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d barrier-free cases", checked)
+	}
 }
