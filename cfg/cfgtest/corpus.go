@@ -660,3 +660,69 @@ func (s *Source) MatchLoop(lines []int) *Loop {
 	}
 	return best
 }
+
+// Flags returns the gpuwcet flags that give the launch for kernel k:
+// --block, --grid and one --arg per integer parameter, by PTX name, in
+// parameter order (float arguments have no flag).
+func (l Launch) Flags(k *Kernel) []string {
+	out := []string{
+		"--block", fmt.Sprintf("%dx%dx%d", l.Block[0], l.Block[1], l.Block[2]),
+		"--grid", fmt.Sprintf("%dx%dx%d", l.Grid[0], l.Grid[1], l.Grid[2]),
+	}
+	for _, p := range k.Params {
+		if v, ok := l.Args[p]; ok {
+			out = append(out, "--arg", fmt.Sprintf("%s=%d", k.PTXParam(p), v))
+		}
+	}
+	return out
+}
+
+// ResUsage is one row of resusage.tsv: cuobjdump -res-usage for one
+// function of one listing.
+type ResUsage struct {
+	Config   Config
+	Source   string // stem, "loops"
+	Function string // mangled name
+	// Reg is the registers per thread; Stack, Shared and Local are bytes
+	// (Shared: static shared memory); Const0 and Const2 are the bytes of
+	// constant banks 0 (parameters) and 2 (literals).
+	Reg, Stack, Shared, Local, Const0, Const2 int
+}
+
+// ResUsage reads resusage.tsv.
+func (c *Corpus) ResUsage() ([]ResUsage, error) {
+	path := filepath.Join(c.Dir, "resusage.tsv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	configs := map[string]Config{}
+	for _, cfg := range Configs() {
+		configs[cfg.String()] = cfg
+	}
+	var out []ResUsage
+	for n, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if n == 0 {
+			if len(f) < 9 || f[0] != "config" || f[3] != "REG" {
+				return nil, fmt.Errorf("%s:1: unexpected header %q", path, line)
+			}
+			continue
+		}
+		if len(f) != 12 {
+			return nil, fmt.Errorf("%s:%d: want 12 fields, got %d", path, n+1, len(f))
+		}
+		cfg, ok := configs[f[0]]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: unknown configuration %q", path, n+1, f[0])
+		}
+		var v [6]int
+		for i := range v {
+			if v[i], err = strconv.Atoi(f[3+i]); err != nil || v[i] < 0 {
+				return nil, fmt.Errorf("%s:%d: field %d: %q is not a count", path, n+1, 4+i, f[3+i])
+			}
+		}
+		out = append(out, ResUsage{cfg, f[1], f[2], v[0], v[1], v[2], v[3], v[4], v[5]})
+	}
+	return out, nil
+}

@@ -151,3 +151,39 @@ func TestTripCheckTable(t *testing.T) {
 // hostExcluded lists the sources tripcheck does not run on the host; keep
 // in step with testdata/kernels/tripcheck/main.go.
 var hostExcluded = map[string]string{}
+
+// TestResUsage checks that resusage.tsv has a row with a register count
+// for every kernel of the manifest in every configuration.
+func TestResUsage(t *testing.T) {
+	c := Open(t)
+	rows, err := c.ResUsage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ResUsage{}
+	for _, r := range rows {
+		got[r.Config.String()+"/"+r.Function] = r
+	}
+	for _, cfg := range Configs() {
+		for _, k := range c.Kernels {
+			r, ok := got[cfg.String()+"/"+k.Symbol]
+			switch {
+			case !ok:
+				t.Errorf("%s: no row for %s", cfg, k.Symbol)
+			case r.Reg <= 0 || r.Source+".cu" != k.Source.Name:
+				t.Errorf("%s: %s: %+v", cfg, k.Symbol, r)
+			}
+		}
+	}
+	t.Logf("%d rows", len(rows))
+}
+
+func TestLaunchFlags(t *testing.T) {
+	c := Open(t)
+	k := c.Kernel("loop_minmax_clamp")
+	got := strings.Join(k.Launch[1].Flags(k), " ")
+	want := "--block 32x1x1 --grid 1x1x1 --arg _Z17loop_minmax_clampPfiii_param_1=30 --arg _Z17loop_minmax_clampPfiii_param_2=-5 --arg _Z17loop_minmax_clampPfiii_param_3=1000"
+	if got != want {
+		t.Errorf("Flags = %s\nwant    %s", got, want)
+	}
+}
