@@ -560,11 +560,15 @@ func (l *Listing) Lines() (*LineTable, error) {
 }
 
 // ParseLineTable reads a line table: lines "FUNCTION\t0xOFFSET\tLINE",
-// offsets increasing within a function.
+// offsets increasing within a function; lines starting with '#' are
+// comments.
 func ParseLineTable(name string, data []byte) (*LineTable, error) {
 	t := &LineTable{funcs: map[string][]lineEntry{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
+		if strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
 		f := strings.Split(sc.Text(), "\t")
 		if len(f) != 3 {
 			return nil, fmt.Errorf("%s:%d: want 3 tab-separated fields", name, n)
@@ -689,7 +693,8 @@ type ResUsage struct {
 	Reg, Stack, Shared, Local, Const0, Const2 int
 }
 
-// ResUsage reads resusage.tsv.
+// ResUsage reads resusage.tsv ('#' lines are comments; then a header
+// row).
 func (c *Corpus) ResUsage() ([]ResUsage, error) {
 	path := filepath.Join(c.Dir, "resusage.tsv")
 	data, err := os.ReadFile(path)
@@ -701,11 +706,16 @@ func (c *Corpus) ResUsage() ([]ResUsage, error) {
 		configs[cfg.String()] = cfg
 	}
 	var out []ResUsage
+	header := true
 	for n, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
 		f := strings.Split(line, "\t")
-		if n == 0 {
+		if header {
+			header = false
 			if len(f) < 9 || f[0] != "config" || f[3] != "REG" {
-				return nil, fmt.Errorf("%s:1: unexpected header %q", path, line)
+				return nil, fmt.Errorf("%s:%d: unexpected header %q", path, n+1, line)
 			}
 			continue
 		}

@@ -154,7 +154,7 @@ func TestMatchLoop(t *testing.T) {
 }
 
 func TestParseLineTable(t *testing.T) {
-	tab, err := ParseLineTable("x.lines", []byte("f\t0x0000\t10\nf\t0x0040\t0\nf\t0x0050\t12\ng\t0x0000\t3\n"))
+	tab, err := ParseLineTable("x.lines", []byte("# provenance\nf\t0x0000\t10\nf\t0x0040\t0\nf\t0x0050\t12\ng\t0x0000\t3\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,11 +39,12 @@
 #          compiler output besides the provenance comment) so the files do
 #          not depend on where the repository is checked out.
 #
-# Every PTX file starts with a "//" provenance line. SASS listings and DOT
-# graphs are the tools' output unchanged, compressed with gzip -n -9
-# (deterministic: no name, no time stamp) because the plain SASS of the
-# corpus is about 30 MB, mostly cuobjdump's column padding; their
-# provenance is README.md and this script.
+# Every file starts with a provenance line ("//" in PTX, SASS and DOT,
+# which the project's parsers and Graphviz read as a comment; "#" in the
+# .lines and .tsv tables); below it is the tool's output unchanged. SASS
+# listings and DOT graphs are compressed with gzip -n -9 (deterministic:
+# no name, no time stamp) because the plain SASS of the corpus is about
+# 30 MB, mostly cuobjdump's column padding.
 #
 # Usage: testdata/kernels/gen.sh [stem ...]   (default: every src/*.cu)
 # JOBS=N runs N compilations at a time (default 2).
@@ -122,8 +123,12 @@ build() {
     echo "// gpuwcet kernel corpus: src/$stem.cu, $cmd (-S/-ptx), testdata/kernels/gen.sh"
     cat "$tmp/k.ptx"
   } >"$out/$stem.ptx"
-  "$CUDA/bin/cuobjdump" -sass "$tmp/k.cubin" | gzip -n -9 >"$out/$stem.sass.gz"
+  {
+    echo "// gpuwcet kernel corpus: src/$stem.cu, $cmd (-c/-cubin), cuobjdump -sass, testdata/kernels/gen.sh"
+    "$CUDA/bin/cuobjdump" -sass "$tmp/k.cubin"
+  } | gzip -n -9 >"$out/$stem.sass.gz"
   # Offset -> line of src/$stem.cu at every change (other files: line 0).
+  echo "# gpuwcet kernel corpus: src/$stem.cu, $cmd (-c/-cubin), nvdisasm -g -c, testdata/kernels/gen.sh" >"$out/$stem.lines"
   "$CUDA/bin/nvdisasm" -g -c "$tmp/k.cubin" | awk -v src="$stem.cu" '
     /^\.text\./ { fn = substr($1, 7); sub(/:$/, "", fn); last = -1; next }
     /\/\/## File / {
@@ -134,7 +139,7 @@ build() {
     /^ *\/\*[0-9a-f]+\*\// {
       off = $0; sub(/^ *\/\*/, "", off); sub(/\*\/.*$/, "", off)
       if (fn != "" && cur != last) { printf "%s\t0x%s\t%d\n", fn, off, cur; last = cur }
-    }' >"$out/$stem.lines"
+    }' >>"$out/$stem.lines"
   "$CUDA/bin/cuobjdump" -res-usage "$tmp/k.cubin" | awk -v cfg="$cfg" -v stem="$stem" '
     /^ Function / { fn = $2; sub(/:$/, "", fn); next }
     /REG:/ && fn != "" {
@@ -147,7 +152,10 @@ build() {
     }' >"$out/$stem.res"
   if [[ " $DOT_CONFIGS " == *" $cfg "* ]]; then
     mkdir -p "$ROOT/dot/$cfg"
-    "$CUDA/bin/nvdisasm" -cfg -poff "$tmp/k.cubin" | gzip -n -9 >"$ROOT/dot/$cfg/$stem.dot.gz"
+    {
+      echo "// gpuwcet kernel corpus: src/$stem.cu, $cmd (-c/-cubin), nvdisasm -cfg -poff, testdata/kernels/gen.sh"
+      "$CUDA/bin/nvdisasm" -cfg -poff "$tmp/k.cubin"
+    } | gzip -n -9 >"$ROOT/dot/$cfg/$stem.dot.gz"
   fi
   rm -rf "$tmp"
 }
@@ -162,10 +170,11 @@ done | xargs -P "$JOBS" -n 2 bash -c 'build "$0" "$1"'
 # sorted by configuration and source, functions in cuobjdump's order.
 header='config\tsource\tfunction\tREG\tSTACK\tSHARED\tLOCAL\tCONSTANT0\tCONSTANT2\tTEXTURE\tSURFACE\tSAMPLER'
 {
+  echo "# gpuwcet kernel corpus: cuobjdump -res-usage of every cubin of testdata/kernels/gen.sh"
   printf "$header\n"
   {
     if [[ -f resusage.tsv ]]; then
-      tail -n +2 resusage.tsv | awk -F'\t' -v stems=" $(echo $STEMS) " 'index(stems, " " $2 " ") == 0'
+      awk -F'\t' -v stems=" $(echo $STEMS) " '!/^#/ && $1 != "config" && index(stems, " " $2 " ") == 0' resusage.tsv
     fi
     cat listings/*/*.res
   } | sort -t"$(printf '\t')" -s -k1,1 -k2,2
