@@ -148,13 +148,6 @@ func TestKernelCorpusListings(t *testing.T) {
 				for _, fn := range kl.file.Kernels() {
 					got[fn.Name] = true
 					k := want[fn.Name]
-					if k == nil && kind == load.SASS && deviceFunc(l.Source, fn.Name) != nil {
-						// cuobjdump does not mark kernels: a device
-						// function compiled apart (clang -O0) is a
-						// "Function :" block like a kernel.
-						t.Logf("%s: device function %s is taken for a kernel", kind, fn.Name)
-						continue
-					}
 					if k == nil {
 						t.Errorf("%s: kernel %s is not in the manifest", kind, fn.Name)
 						continue
