@@ -200,6 +200,37 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		an.Warnings = append(an.Warnings, Warning{Rule: "release-point", Kernel: k.ID, Pos: p.Pos,
 			Message: fmt.Sprintf("%s: release point: %s; bounded by %d executions of its header from the trigger (the wait is the schedule's)", fn.Name, p, release.HeaderBound)})
 	}
+	// N4: the tiles of a block against the bound of the loops around the
+	// first release point (the tile loop and any loop around it).
+	if len(rps) > 0 {
+		prod, known := int64(1), true
+		var where []string
+		for l := rps[0].Loop.Parent; l != nil; l = l.Parent {
+			n, ok := rep.Loops.Max(l.Header)
+			if !ok {
+				known = false
+				break
+			}
+			prod *= max(n, 1)
+			where = append(where, pass.Position(fset, l.Header.Pos()).String())
+			if prod > MaxTiles {
+				known = false
+				break
+			}
+		}
+		var tiles int64
+		for b := 0; b < k.Blocks; b++ {
+			tiles = max(tiles, k.TilesOf(b))
+		}
+		switch {
+		case !known || len(where) == 0:
+		case tiles > prod:
+			return kb, isa.ErrorList{{Pos: s.Pos(at + ".tiles_per_block"), Msg: fmt.Sprintf("kernel %s: tiles_per_block %d, but the tile loop of %s (%s) runs at most %d times (N4)", k.ID, tiles, fn.Name, strings.Join(where, ", "), prod)}}
+		case tiles < prod-1:
+			an.Warnings = append(an.Warnings, Warning{Rule: "tile-count", Kernel: k.ID, Pos: s.Pos(at + ".tiles_per_block"),
+				Message: fmt.Sprintf("kernel %s: tiles_per_block %d, but the tile loop of %s (%s) may run %d times (N4): the schedule checks the tiles it names", k.ID, tiles, fn.Name, strings.Join(where, ", "), prod)})
+		}
+	}
 	labels := map[string]regionDef{}
 	var problems []string
 	if auto, why := autoRegions(rep, rps); auto != nil {

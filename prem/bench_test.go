@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/cfg/txtar"
@@ -118,5 +119,46 @@ func TestLargeIsExact(t *testing.T) {
 	}
 	if M != want.makespan {
 		t.Errorf("makespan %d, unroll %d", M, want.makespan)
+	}
+}
+
+// BenchmarkLargeDrift: the large schedule with a prefetch bound above the
+// period (every participant drifts, C4 fails): no periodic regime, the
+// sweep stops at MaxSweepWindows (C5 undecided or failing on what it saw).
+func BenchmarkLargeDrift(b *testing.B) {
+	s := largeSchedule(b, 1000, 100_000)
+	bounds := Bounds(s, nil)
+	bounds[0].Steady[Prefetch].WCET = 2_000_000 // far above T_hyper
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r, _, err := Evaluate(s, bounds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Verdict != "fail" || r.Overlaps.TilesSwept >= 100_000 {
+			b.Fatalf("verdict %s, %d tiles swept", r.Verdict, r.Overlaps.TilesSwept)
+		}
+	}
+}
+
+// TestHeavyOverlapBounded: 300 participants whose memory windows all
+// overlap and drift: the sweep stops at its pair cap, the verdict and the
+// first overlap stand, and the result lists at most MaxListedPairs pairs.
+func TestHeavyOverlapBounded(t *testing.T) {
+	defer func(n int) { MaxSweepPairs = n }(MaxSweepPairs)
+	MaxSweepPairs = 2_000_000
+	s := largeSchedule(t, 300, 1000)
+	bounds := Bounds(s, nil)
+	bounds[0].Steady[Prefetch].WCET = 5_000_000
+	r, _, err := Evaluate(s, bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c5 := r.Checks[4]
+	if c5.ID != "C5" || c5.Status != StatusFail || c5.Counterexample == nil || !strings.Contains(c5.Reason, "later tiles are not swept") {
+		t.Fatalf("C5 %+v", c5)
+	}
+	if len(r.Overlaps.Pairs) != MaxListedPairs || r.Overlaps.ParticipantPairs != 300*299/2 {
+		t.Errorf("%d pairs listed of %d, want %d of %d", len(r.Overlaps.Pairs), r.Overlaps.ParticipantPairs, MaxListedPairs, 300*299/2)
 	}
 }

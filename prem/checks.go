@@ -89,6 +89,9 @@ func Evaluate(s *Schedule, bounds []KernelBounds) (*Result, *Model, error) {
 	return res, m, nil
 }
 
+// MaxListedPairs caps the overlapping participant pairs a result lists.
+const MaxListedPairs = 1000
+
 var checkNames = map[string]string{
 	"C1": "co-residency", "C2": "bound provenance", "C3": "period consistency", "C4": "slot fit",
 	"C5": "memory exclusion", "C6": "compute before the write-back trigger", "C7": "warm-up",
@@ -522,7 +525,20 @@ func (c *checker) c5() *Check {
 	}
 	res.Overlaps.WindowPairs = sw.overlaps
 	res.Overlaps.TotalNS = sw.totalNS
-	for _, k := range sw.sortedPairs() {
+	keys := sw.sortedPairs()
+	res.Overlaps.ParticipantPairs = len(keys)
+	if len(keys) > MaxListedPairs {
+		// The pairs with the most overlap, in participant order.
+		sort.SliceStable(keys, func(i, j int) bool { return sw.pairs[keys[i]].totalNS > sw.pairs[keys[j]].totalNS })
+		keys = keys[:MaxListedPairs]
+		sort.Slice(keys, func(i, j int) bool {
+			if keys[i][0] != keys[j][0] {
+				return keys[i][0] < keys[j][0]
+			}
+			return keys[i][1] < keys[j][1]
+		})
+	}
+	for _, k := range keys {
 		ps := sw.pairs[k]
 		f := ps.first
 		res.Overlaps.Pairs = append(res.Overlaps.Pairs, OverlapPair{A: m.Parts[k[0]].ID, B: m.Parts[k[1]].ID, Count: ps.count, TotalNS: ps.totalNS, MaxNS: ps.maxNS,
@@ -551,12 +567,14 @@ func (c *checker) c5() *Check {
 		b := c.ref(f.B.part, f.B.tile, f.B.phase, f.B.s, f.B.e)
 		txt := fmt.Sprintf("%s tile %d %s [%s, %s] ∩ %s tile %d %s [%s, %s] = %s ns", a.Participant, a.Tile, a.Phase, group(a.StartNS), group(a.EndNS),
 			b.Participant, b.Tile, b.Phase, group(b.StartNS), group(b.EndNS), group(f.NS))
-		var big *OverlapPair
-		for i := range res.Overlaps.Pairs {
-			if op := &res.Overlaps.Pairs[i]; big == nil || op.MaxNS > big.MaxNS {
-				big = op
+		var bigK [2]int
+		var bigNS int64 = -1
+		for _, k := range sw.sortedPairs() {
+			if ps := sw.pairs[k]; ps.maxNS > bigNS {
+				bigK, bigNS = k, ps.maxNS
 			}
 		}
+		big := &OverlapPair{A: m.Parts[bigK[0]].ID, B: m.Parts[bigK[1]].ID, MaxNS: bigNS}
 		over := "over the run"
 		if sw.partial {
 			over = fmt.Sprintf("in the first %s tiles (the schedule drifts; later tiles are not swept)", group(sw.tiles))

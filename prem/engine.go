@@ -192,6 +192,16 @@ func (c *chain) firstWhere(bad func(m int64) bool) int64 {
 // has a long transient (C4 or C7 fails) is swept up to the cap.
 var MaxSweepWindows = 20_000_000
 
+// MaxSweepPairs caps the pairs of active windows the sweep compares: many
+// participants whose memory windows all overlap make the pairs quadratic.
+// Past the cap the sweep stops (the first overlap and the verdict are
+// exact, the counts are those of the tiles swept).
+var MaxSweepPairs = 5_000_000
+
+// MaxTrackedPairs caps the overlapping participant pairs the sweep keeps
+// statistics for (memory): past it the sweep stops as for MaxSweepPairs.
+var MaxTrackedPairs = 100_000
+
 // memWindow is one memory phase of one tile in the sweep.
 type memWindow struct {
 	part  int
@@ -327,8 +337,14 @@ func sweep(m *Model, cs []*chain) *sweepResult {
 	var active []memWindow
 	// pending slack: windows waiting for the next other-participant start.
 	var waiting []memWindow
+	work := 0
 	for h.Len() > 0 {
 		w := heap.Pop(h).(memWindow)
+		if work += len(active) + len(waiting); work > MaxSweepPairs || len(res.pairs) >= MaxTrackedPairs {
+			res.partial = true
+			res.tiles = w.tile // tiles before this one were swept in full
+			break
+		}
 		st := streams[w.part]
 		if next(st) {
 			heap.Push(h, st.ws[0])
@@ -376,28 +392,30 @@ func (res *sweepResult) record(m *Model, cs []*chain, a, b memWindow) {
 	if ns <= 0 {
 		return
 	}
-	o := &Overlap{A: a, B: b, Start: start, NS: ns, Count: 1}
+	count := int64(1)
 	lo := min(a.tile, b.tile)
 	if P := res.periodic; P >= 0 && lo >= P {
 		if lo > P {
 			return // a shift of a pair met at P
 		}
-		o.Count = min(cs[a.part].M-a.tile, cs[b.part].M-b.tile)
-	}
-	if res.first == nil {
-		res.first = o
+		count = min(cs[a.part].M-a.tile, cs[b.part].M-b.tile)
 	}
 	k := [2]int{min(a.part, b.part), max(a.part, b.part)}
 	ps := res.pairs[k]
 	if ps == nil {
+		// The pair's first overlap (and the run's first, if none yet).
+		o := &Overlap{A: a, B: b, Start: start, NS: ns, Count: count}
 		ps = &pairStat{first: o}
 		res.pairs[k] = ps
+		if res.first == nil {
+			res.first = o
+		}
 	}
-	ps.count += o.Count
-	ps.totalNS = satAdd(ps.totalNS, satMul(o.Count, ns))
+	ps.count += count
+	ps.totalNS = satAdd(ps.totalNS, satMul(count, ns))
 	ps.maxNS = max(ps.maxNS, ns)
-	res.overlaps += o.Count
-	res.totalNS = satAdd(res.totalNS, satMul(o.Count, ns))
+	res.overlaps += count
+	res.totalNS = satAdd(res.totalNS, satMul(count, ns))
 }
 
 func satMul(a, b int64) int64 {

@@ -131,11 +131,15 @@ type MemSlack struct {
 
 // Overlaps summarises C5 violations: per pair of participants.
 type Overlaps struct {
-	Pairs        []OverlapPair `json:"pairs"`
-	WindowPairs  int64         `json:"window_pairs"`
-	TotalNS      int64         `json:"total_ns"`
-	TilesSwept   int64         `json:"tiles_swept"`
-	PeriodicFrom int64         `json:"periodic_from_tile"` // -1: no periodic regime (every tile swept)
+	// Pairs lists the overlapping participant pairs, at most
+	// MaxListedPairs of them (those with the most overlap);
+	// ParticipantPairs counts them all.
+	Pairs            []OverlapPair `json:"pairs"`
+	ParticipantPairs int           `json:"participant_pairs"`
+	WindowPairs      int64         `json:"window_pairs"`
+	TotalNS          int64         `json:"total_ns"`
+	TilesSwept       int64         `json:"tiles_swept"`
+	PeriodicFrom     int64         `json:"periodic_from_tile"` // -1: no periodic regime (every tile swept)
 }
 
 // OverlapPair is two participants whose memory windows intersect.

@@ -111,6 +111,19 @@ func premCheckAction(c *cli.Context) error {
 			ins = append(ins, hw)
 		}
 	}
+	if c.NArg() > 0 {
+		// The schedule's [output] files, when it decodes.
+		if src, err := input.ReadFile(c.Args().First(), prem.MaxFileBytes); err == nil {
+			if s, err := prem.Decode(c.Args().First(), src); err == nil {
+				g, t, d := premGraphicsFiles(c, s)
+				for _, o := range []struct{ flag, what, path string }{{"gantt", "gantt_svg", g}, {"trace", "trace_json", t}, {"conflicts", "conflict_dot", d}} {
+					if c.String(o.flag) == "" {
+						outs = append(outs, outputPath{"[output] " + o.what, o.path})
+					}
+				}
+			}
+		}
+	}
 	if err := checkOutputs(outs, ins); err != nil {
 		return err
 	}

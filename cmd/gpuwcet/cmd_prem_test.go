@@ -106,6 +106,7 @@ wcet_ns = 100
 		{"deep nesting", "a = " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n" + b, nil, `schedule.toml:1:37: nesting deeper than 32`},
 		{"syntax error", b + "\n[schedule\n", nil, `schedule.toml:56:10: expected`},
 		{"phases without --hw", ex, nil, `names code regions ([kernel.phases]): give --hw`},
+		{"more tiles than the tile loop runs", sub(ex, "tiles_per_block = 512", "tiles_per_block = 600"), []string{"--hw", "rtx3070"}, `schedule.toml:35: kernel conv: tiles_per_block 600, but the tile loop of conv2d_phase (kernel.ptx:258:2) runs at most 512 times (N4)`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
@@ -187,5 +188,51 @@ func TestPremExampleReadme(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("README has %d prem check commands, want the 5 schedules", n)
+	}
+}
+
+// TestPremGraphics: --gantt, --trace and --conflicts, or the schedule's
+// [output] table (relative to the schedule), write the three files; an
+// output that is the schedule is refused before anything is written.
+func TestPremGraphics(t *testing.T) {
+	base, err := os.ReadFile("testdata/prem/notes-kw-whole-1400.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "s.toml")
+	withOutput := string(base) + "\n[output]\ngantt_svg = \"out/g.svg\"\ntrace_json = \"out/t.json\"\nconflict_dot = \"out/c.dot\"\ngantt_hyperperiods = 1\n"
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sched, []byte(withOutput), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "prem", "check", sched}, &out, &errb); code != ExitVerdict {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, f := range []string{"out/g.svg", "out/t.json", "out/c.dot"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	g := filepath.Join(dir, "flag.svg")
+	if code := run([]string{"gpuwcet", "prem", "check", "--gantt", g, "--gantt-range", "0:2", sched}, &out, &errb); code != ExitVerdict {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if data, err := os.ReadFile(g); err != nil || !bytes.HasPrefix(data, []byte("<?xml")) {
+		t.Errorf("--gantt: %v", err)
+	}
+	errb.Reset()
+	if code := run([]string{"gpuwcet", "prem", "check", "--gantt", sched, sched}, &out, &errb); code != ExitBadInput || !strings.Contains(errb.String(), "choose another file") {
+		t.Errorf("--gantt onto the schedule: exit %d, %s", code, errb.String())
+	}
+	if data, _ := os.ReadFile(sched); string(data) != withOutput {
+		t.Error("the schedule was overwritten")
+	}
+	errb.Reset()
+	if code := run([]string{"gpuwcet", "prem", "check", "--gantt-range", "5:2", sched}, &out, &errb); code != ExitBadInput || !strings.Contains(errb.String(), "--gantt-range") {
+		t.Errorf("bad --gantt-range: exit %d, %s", code, errb.String())
 	}
 }

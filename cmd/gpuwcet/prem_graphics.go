@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,9 +19,59 @@ func parseGanttRange(s string) ([2]int64, error) {
 	return r, nil
 }
 
+// premGraphicsFiles returns the files of the Gantt chart, the Chrome trace
+// and the conflict graph: the flags, else the schedule's [output] table
+// (relative to the schedule).
+func premGraphicsFiles(c *cli.Context, s *prem.Schedule) (gantt, trace, conflicts string) {
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(s.File), p)
+	}
+	gantt, trace, conflicts = rel(s.Output.GanttSVG), rel(s.Output.TraceJSON), rel(s.Output.ConflictDOT)
+	if f := c.String("gantt"); f != "" {
+		gantt = f
+	}
+	if f := c.String("trace"); f != "" {
+		trace = f
+	}
+	if f := c.String("conflicts"); f != "" {
+		conflicts = f
+	}
+	return gantt, trace, conflicts
+}
+
 // premGraphics writes the Gantt chart, the Chrome trace and the conflict
 // graph asked for by flags or by the schedule's [output] table, and
 // returns a message per file it could not write.
 func premGraphics(c *cli.Context, s *prem.Schedule, r *prem.Result, m *prem.Model) []string {
-	return nil
+	gantt, trace, conflicts := premGraphicsFiles(c, s)
+	opts := prem.GanttOptions{Periods: s.Output.GanttHyperperiods}
+	if g := c.String("gantt-range"); g != "" {
+		rng, _ := parseGanttRange(g) // checked by premRun
+		opts.Tiles = rng
+	}
+	var errs []string
+	write := func(what, path string, render func(*bytes.Buffer) error) {
+		if path == "" {
+			return
+		}
+		if m == nil && what != "--conflicts" {
+			errs = append(errs, fmt.Sprintf("%s: no window table to draw (C2: a phase has no bound)", what))
+			return
+		}
+		var b bytes.Buffer
+		err := render(&b)
+		if err == nil {
+			err = writeFile(path, b.Bytes())
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	write("--gantt", gantt, func(b *bytes.Buffer) error { return prem.WriteGantt(b, m, r, opts) })
+	write("--trace", trace, func(b *bytes.Buffer) error { return prem.WriteChromeTrace(b, m, r, opts) })
+	write("--conflicts", conflicts, func(b *bytes.Buffer) error { return prem.WriteConflictGraph(b, r) })
+	return errs
 }
