@@ -42,6 +42,11 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 	}
 	for _, br := range info.Branches {
 		info.byBlock[br.Block] = br
+		if o.Resolve != nil {
+			if x, ok := o.Resolve(br); ok {
+				br.Divergent = x == Divergent
+			}
+		}
 	}
 
 	// Per-warp outcomes and classes.
@@ -57,6 +62,11 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 		out := make([]Outcome, len(info.Branches))
 		for k, br := range info.Branches {
 			out[k] = outcome(vals, ev, br)
+			if o.Resolve != nil {
+				if x, ok := o.Resolve(br); ok {
+					out[k] = x
+				}
+			}
 		}
 		return out
 	}

@@ -175,6 +175,12 @@ type Options struct {
 	// nil: Analyze builds it, with no inlining information (the
 	// parameters of an inlined callee are then unknown and varying).
 	Values *values.Func
+	// Resolve, when set, overrides the analysis for the branches it
+	// answers ok: every warp takes outcome o there (Divergent: the lanes
+	// may disagree; otherwise the branch is warp-uniform). It serves
+	// counterfactual analyses (package bound/pessimism: what the bound
+	// owes to a branch the analysis could not resolve), never the bound.
+	Resolve func(br *Branch) (o Outcome, ok bool)
 }
 
 // DefaultMaxBlocks is the default bound on the copies of blocks a

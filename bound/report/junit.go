@@ -127,6 +127,10 @@ func kernelLine(k *Kernel) string {
 		s += fmt.Sprintf(" lower_cycles=%d", k.LowerBound.Cycles)
 	}
 	s += "\n"
+	if p := k.Pessimism; p != nil {
+		s += fmt.Sprintf("pessimism isolated_path_cycles=%d interference_cycles=%d unattributed_cycles=%d control_cycles=%d data_cycles=%d assumption_cycles=%d approximation_free=%v\n",
+			p.IsolatedCycles, p.InterferenceCycles, p.UnattributedCycles, p.Control.Cycles, p.Data.Cycles, p.Assumptions.Cycles, p.ApproximationFree)
+	}
 	if j := k.KernelLevel; j != nil && j.Status == "bounded" {
 		s += fmt.Sprintf("kernel grid=%d blocks occupancy=%d..%d", j.Blocks, j.Occupancy.Lo, j.Occupancy.Hi)
 		for _, p := range j.Bounds {

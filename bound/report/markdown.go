@@ -137,6 +137,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\nA bound is the sum over barrier sections of the largest per-class bound WUB = D + I, I the interference of the other warps charged per resource (item 6); nanoseconds at the clock of item 2.\n\n")
 	writeLowerMD(&b, r.Kernels)
+	writeComparisonMD(&b, r.Comparison)
 	for i := range r.Kernels {
 		writeKernelLevelMD(&b, &r.Kernels[i])
 	}
@@ -169,6 +170,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		} else {
 			p("\nThe times are the most crossings of a section on a worst barrier path; their sum weighted by the section bounds is not the bound: a loop through barriers is summarised by its mean cycle weight (docs/model.md, \"Edge-weighted barrier path\"), or worst paths tie.\n")
 		}
+		writePessimismMD(&b, &k)
 		p("\nPer-block contributions (per section and class, the worst path for L; I = COUNT × (INITSUM + ISSUED), its share of L):\n\n")
 		p("| Section | Class | Block | Label | Lines | Count | Issued | InitSum | I | Share |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
 		for i, s := range k.Sections {

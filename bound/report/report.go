@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
+	"github.com/gpuwcet/gpuwcet/bound/pessimism"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/prem"
 )
@@ -62,6 +63,9 @@ type Report struct {
 	// 5. Results and 6. Breakdown, per bounded kernel.
 	Summary Summary  `json:"summary"`
 	Kernels []Kernel `json:"kernels"`
+	// Comparison, with --compare, says how the bounds and their parts
+	// changed since an older report.
+	Comparison *Comparison `json:"comparison,omitempty"`
 
 	// Prem is the result of a PREM schedule check (gpuwcet prem check;
 	// docs/prem.md), absent from analyze reports.
@@ -175,6 +179,9 @@ type Kernel struct {
 	// (docs/kernel.md).
 	LowerBound  *kernel.LowerJSON `json:"lower_bound,omitempty"`
 	KernelLevel *kernel.JSON      `json:"kernel_level,omitempty"`
+	// Pessimism says where the bound's cycles come from (package
+	// bound/pessimism; docs/report.md, "Pessimism split").
+	Pessimism *pessimism.Split `json:"pessimism,omitempty"`
 }
 
 // Diagnostic is a finding: an analysis diagnostic, a kernel error, or a

@@ -228,6 +228,14 @@ func sarifBounds(r *Report) []map[string]any {
 	var out []map[string]any
 	for _, k := range r.Kernels {
 		m := map[string]any{"kernel": k.Name, "boundCycles": k.BoundCycles}
+		if s := k.Pessimism; s != nil {
+			ps := map[string]any{"isolatedPathCycles": s.IsolatedCycles, "interferenceCycles": s.InterferenceCycles,
+				"controlCycles": s.Control.Cycles, "dataCycles": s.Data.Cycles, "assumptionCycles": s.Assumptions.Cycles, "approximationFree": s.ApproximationFree}
+			if s.UnattributedCycles != 0 {
+				ps["unattributedCycles"] = s.UnattributedCycles
+			}
+			m["pessimism"] = ps
+		}
 		if k.LowerBound != nil {
 			m["lowerCycles"] = k.LowerBound.Cycles
 		}

@@ -40,6 +40,7 @@ type Report struct {
 	Info    *divergence.Info
 	Loops   *loops.Result
 	Inlined bool
+	inl     *cfg.Inlined // for Rerun
 	// Serial lists the loops whose bound was multiplied by the lanes of a
 	// warp (left divergently with several lane groups iterating in turn).
 	Serial map[*cfg.Block]int64
@@ -133,7 +134,7 @@ func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loop
 }
 
 func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
-	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}}
+	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}, inl: inl}
 	loopClass := map[*cfg.Loop]*divergence.Class{}
 	var classes []Class
 	for _, c := range info.Classes {

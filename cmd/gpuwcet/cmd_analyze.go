@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
+	"github.com/gpuwcet/gpuwcet/bound/pessimism"
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/bound/taskmodel"
@@ -26,6 +27,8 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
+	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/phases"
 )
@@ -63,6 +66,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			timingHWFlag, analyzeFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, strictFlag,
 			blockFlag, gridFlag, argFlag, maxWarpBlocksFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
+			&cli.StringFlag{Name: "compare", Usage: "compare with an older JSON report `FILE` of this command: per kernel and section, how the bound and each part of its pessimism split changed (text; JSON comparison; Markdown)", Category: catInput},
 			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
 			&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
 			&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
@@ -109,7 +113,7 @@ func analyzeAction(c *cli.Context) error {
 	for _, o := range analyzeOutputs {
 		outs = append(outs, outputPath{o.flag, c.String(o.flag)})
 	}
-	ins := append(c.Args().Slice(), c.String("facts"))
+	ins := append(c.Args().Slice(), c.String("facts"), c.String("compare"))
 	if hw := c.String("hw"); hw != "" {
 		if _, err := os.Stat(hw); err == nil {
 			ins = append(ins, hw) // a description file (or a file named like a built-in)
@@ -126,6 +130,12 @@ func analyzeAction(c *cli.Context) error {
 	j.Assumptions, j.NumberedAssumptions = assumptions, numberedAssumptions(assumptions, nil)
 	var text bytes.Buffer
 	code, msgs, err := analyzeRun(c, j, &text)
+	if fp := c.String("compare"); err == nil && fp != "" {
+		if j.Comparison, err = compareWith(fp, j); err == nil && format == "text" {
+			text.WriteByte('\n')
+			err = report.WriteComparisonText(&text, j.Comparison)
+		}
+	}
 	if err != nil {
 		// The run stopped before the kernels were analysed (usage, a
 		// listing that does not parse, a bad description or facts
@@ -193,6 +203,20 @@ func analyzeAction(c *cli.Context) error {
 		return codef(code, "analyze: %s", joinLines(msgs))
 	}
 	return nil
+}
+
+// compareWith compares the kernels of j with those of the older JSON
+// report at path (report.Compare).
+func compareWith(path string, j *report.Report) (*report.Comparison, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withCode(ExitBadInput, fmt.Errorf("analyze: --compare: %w", err))
+	}
+	old, err := report.Parse(data)
+	if err != nil {
+		return nil, withCode(ExitBadInput, fmt.Errorf("analyze: --compare %s: %w", path, err))
+	}
+	return report.Compare(old, j, path), nil
 }
 
 // analyzeRun runs the analysis of analyze's command line into j (inputs,
@@ -378,6 +402,15 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 		jk := static.NewJSON(rep, file.Fset)
 		kpos := pass.Position(file.Fset, fn.Pos)
 		rk := report.Kernel{Pos: kpos.String()}
+		env := pessimism.Env{Launch: launch, DivOptions: divergence.OptionsOf(opts.Inputs)}
+		if va := res.Get(values.Analyzer, fn); va != nil && va.Err == nil {
+			env.Values, _ = va.Result.(*values.Func)
+		}
+		split, err := pessimism.Static(rep, env)
+		if err != nil {
+			return ExitBadInput, nil, fmt.Errorf("analyze: %s: pessimism split: %w", fn.Name, err)
+		}
+		rk.Pessimism = split
 		if deadline != nil {
 			jk.Deadline = deadline
 			jk.Verdict = "pass"
@@ -418,6 +451,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			writeLowerText(text, rk.LowerBound, rep)
 			if p := persistentOf(rep); p != nil {
 				writePersistentText(text, p)
+			}
+			if err := pessimism.WriteText(text, split); err != nil {
+				return 0, nil, withCode(ExitBadInput, err)
 			}
 			if rk.KernelLevel != nil {
 				if err := kernel.WriteText(text, rk.KernelLevel); err != nil {

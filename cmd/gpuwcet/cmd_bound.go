@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/token"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/bound/pessimism"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
 	"github.com/gpuwcet/gpuwcet/phases/sim"
 	"github.com/gpuwcet/gpuwcet/phases/sim/explore"
 )
@@ -72,6 +75,13 @@ exits with code 4.`,
 					}
 					r.Exact = x
 				}
+				split := pessimism.FixedPath(r, func(hw *hwdesc.Desc) (*bound.Result, error) {
+					p, err := phases.Build(file.Fset, fn, hw, c.Int("warps"), false)
+					if err != nil {
+						return nil, err
+					}
+					return bound.Compute(p)
+				})
 				reported := r.Reported()
 				if c.IsSet("deadline") && int64(reported) > deadline {
 					late = append(late, fmt.Sprintf("%s: bound %d cycles exceeds the deadline of %d cycles", fn.Name, reported, deadline))
@@ -92,7 +102,9 @@ exits with code 4.`,
 						j.Deadline = &deadline
 					}
 					j.ObservedCycles = observed
-					if err := bound.WriteJSON(&out, j); err != nil {
+					enc := json.NewEncoder(&out)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(boundJSON{JSON: j, Pessimism: split}); err != nil {
 						return withCode(ExitBadInput, err)
 					}
 					continue
@@ -101,6 +113,9 @@ exits with code 4.`,
 					out.WriteByte('\n')
 				}
 				if err := bound.WriteText(&out, r, file.Fset, c.Bool("phases")); err != nil {
+					return withCode(ExitBadInput, err)
+				}
+				if err := pessimism.WriteText(&out, split); err != nil {
 					return withCode(ExitBadInput, err)
 				}
 				if observed != nil {
@@ -119,6 +134,13 @@ exits with code 4.`,
 			return nil
 		},
 	}
+}
+
+// boundJSON is the JSON document of gpuwcet bound: package bound's, with
+// the pessimism split of the closed-form bound (docs/report.md).
+type boundJSON struct {
+	*bound.JSON
+	Pessimism *pessimism.Split `json:"pessimism"`
 }
 
 // defaultExactBudget is the default --exact-budget of gpuwcet bound: a

@@ -31,7 +31,7 @@ var depsLayers = [][]string{
 	// 5: phases and the reference simulator.
 	{"phases", "phases/sim", "phases/sim/simtest", "phases/sim/simt", "phases/sim/explore"},
 	// 6: bounds and the evidence that judges them.
-	{"bound", "bound/static", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
+	{"bound", "bound/static", "bound/pessimism", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
 	// 7: reports and PREM.
 	{"bound/report", "bound/taskmodel", "prem"},
 	// 8: the command.
@@ -52,6 +52,7 @@ var sameStage = map[string][]string{
 	"phases/sim/explore": {"phases/sim"},
 	"bound/static":       {"bound"},
 	"bound/simcheck":     {"bound"},
+	"bound/pessimism":    {"bound", "bound/static"},
 	"bound/kernel":       {"bound/static"},
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},

@@ -1,0 +1,210 @@
+package pessimism_test
+
+import (
+	"fmt"
+	"go/token"
+	"os"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/bound"
+	"github.com/gpuwcet/gpuwcet/bound/pessimism"
+	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
+	"github.com/gpuwcet/gpuwcet/divergence"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
+)
+
+type kernel struct {
+	rep *static.Report
+	env pessimism.Env
+}
+
+func analyze(t *testing.T, path, hwName string, launch pass.Launch, facts string) kernel {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := load.File(fset, path, src, load.PTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := hwdesc.Resolve(hwName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := loops.SHA256(src)
+	inputs := map[string]any{loops.ListingSHAInput: sha}
+	if facts != "" {
+		fx, err := loops.DecodeFacts("facts.toml", []byte(fmt.Sprintf(facts, sha)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[loops.FactsInput] = fx
+	}
+	res, err := pass.Run([]*pass.Analyzer{static.Analyzer}, f, pass.Options{HW: hw, Launch: launch, Inputs: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fn *isa.Func
+	for _, x := range f.Funcs {
+		if x.Entry {
+			fn = x
+		}
+	}
+	act := res.Get(static.Analyzer, fn)
+	if act.Err != nil {
+		t.Fatal(act.Err)
+	}
+	env := pessimism.Env{Launch: launch, DivOptions: divergence.OptionsOf(inputs)}
+	if va := res.Get(values.Analyzer, fn); va != nil && va.Err == nil {
+		env.Values = va.Result.(*values.Func)
+	}
+	return kernel{act.Result.(*static.Report), env}
+}
+
+const colsumFacts = `version = 1
+sha256 = "%s"
+[[kernel]]
+name = "colsum"
+[[kernel.loop]]
+label = "LBB0_2"
+max = 50
+why = "test"
+`
+
+// TestStaticSplit: on the examples, the sum parts add up to the bound,
+// every counterfactual drop is at least 0 (resolving an approximation
+// favourably or switching an option off never raises the bound: the
+// analysis is monotone), a kernel without branch or annotated loop is
+// approximation-free, and each kind of approximation is found and costs
+// what a direct re-analysis says.
+func TestStaticSplit(t *testing.T) {
+	b256 := pass.Launch{Block: [3]int{256, 1, 1}}
+	for _, tc := range []struct {
+		name, path, hw string
+		launch         pass.Launch
+		facts          string
+		free           bool
+		kinds          []string
+	}{
+		{"saxpy", "../../examples/saxpy/kernel.ptx", "ecrts25-orin-200", b256, "", true, nil},
+		{"divergent", "../../examples/divergent/kernel.ptx", "ecrts25-orin-200", b256, "", false, []string{pessimism.KindDivergent}},
+		{"reduce", "../../examples/reduce/kernel.ptx", "rtx3070", b256, "", false, nil},
+		{"counted-annotated", "../../examples/counted-loop/kernel.ptx", "ecrts25-orin-200", b256, colsumFacts, false, []string{pessimism.KindAnnotatedLoop}},
+		{"device-call", "../../examples/device-call/kernel.ptx", "ecrts25-orin-5", b256, "", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := analyze(t, tc.path, tc.hw, tc.launch, tc.facts)
+			s, err := pessimism.Static(k.rep, k.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.BoundCycles != int64(k.rep.Bound) || s.IsolatedCycles+s.InterferenceCycles+s.UnattributedCycles != s.BoundCycles {
+				t.Errorf("bound %d = isolated %d + interference %d + unattributed %d?", s.BoundCycles, s.IsolatedCycles, s.InterferenceCycles, s.UnattributedCycles)
+			}
+			var byRes int64
+			for _, r := range s.ByResource {
+				byRes += r.Cycles
+			}
+			if byRes != s.InterferenceCycles {
+				t.Errorf("interference %d, by resource %d", s.InterferenceCycles, byRes)
+			}
+			for _, c := range []pessimism.Category{s.Control, s.Data, s.Assumptions} {
+				if c.Cycles < 0 || c.Cycles > s.BoundCycles {
+					t.Errorf("category of %d cycles (bound %d): %+v", c.Cycles, s.BoundCycles, c)
+				}
+				for _, it := range c.Items {
+					if it.Cycles < 0 || it.Cycles > c.Cycles+s.BoundCycles {
+						t.Errorf("item %+v", it)
+					}
+				}
+			}
+			if s.ApproximationFree != tc.free || tc.free && len(s.Control.Items) != 0 {
+				t.Errorf("approximation-free %v, want %v: %+v", s.ApproximationFree, tc.free, s.Control)
+			}
+			for _, kind := range tc.kinds {
+				found := false
+				for _, it := range s.Control.Items {
+					if it.Kind == kind && it.Cycles > 0 {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no %s item with cycles > 0: %+v", kind, s.Control)
+				}
+			}
+			if len(s.Assumptions.Items) == 0 || s.Assumptions.Cycles <= 0 {
+				t.Errorf("the ECRTS and RTX presets' [pipeline] options cost nothing? %+v", s.Assumptions)
+			}
+		})
+	}
+}
+
+// TestAnnotatedLoopDrop: the cycles of an annotated loop bound are the
+// bound minus the bound with that loop at 1, by direct re-analysis with a
+// facts file saying 1.
+func TestAnnotatedLoopDrop(t *testing.T) {
+	b256 := pass.Launch{Block: [3]int{256, 1, 1}}
+	k := analyze(t, "../../examples/counted-loop/kernel.ptx", "ecrts25-orin-200", b256, colsumFacts)
+	one := analyze(t, "../../examples/counted-loop/kernel.ptx", "ecrts25-orin-200", b256, `version = 1
+sha256 = "%s"
+[[kernel]]
+name = "colsum"
+[[kernel.loop]]
+label = "LBB0_2"
+max = 1
+`)
+	s, err := pessimism.Static(k.rep, k.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(k.rep.Bound - one.rep.Bound)
+	for _, it := range s.Control.Items {
+		if it.Kind == pessimism.KindAnnotatedLoop && it.Cycles != want {
+			t.Errorf("annotated loop: %d cycles, want %d (bound %d, with max 1: %d)", it.Cycles, want, k.rep.Bound, one.rep.Bound)
+		}
+	}
+	if want <= 0 {
+		t.Errorf("bound %d with 50 iterations, %d with 1", k.rep.Bound, one.rep.Bound)
+	}
+}
+
+// TestFixedPathSplit: the fixed-path split adds up and measures the
+// pipeline options by recomputation.
+func TestFixedPathSplit(t *testing.T) {
+	src, err := os.ReadFile("../../examples/saxpy/kernel.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := load.File(fset, "saxpy.ptx", src, load.PTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, _ := hwdesc.Resolve("ecrts25-orin-200")
+	compute := func(hw *hwdesc.Desc) (*bound.Result, error) {
+		p, err := phases.Build(fset, f.Funcs[0], hw, 4, false)
+		if err != nil {
+			return nil, err
+		}
+		return bound.Compute(p)
+	}
+	r, err := compute(hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pessimism.FixedPath(r, compute)
+	if s.IsolatedCycles+s.InterferenceCycles != s.BoundCycles || s.UnattributedCycles != 0 || !s.ApproximationFree {
+		t.Errorf("split %+v", s)
+	}
+	if s.Assumptions.Cycles <= 0 {
+		t.Errorf("assumptions %+v", s.Assumptions)
+	}
+}
