@@ -71,9 +71,7 @@ func WriteChromeTrace(w io.Writer, m *Model, r *Result, opts GanttOptions) error
 				ev(traceEvent{Name: "warm-up", Cat: "warmup", Ph: "X", TS: 0, Dur: &d, PID: pid, TID: i + 1,
 					Args: map[string]any{"participant": p.ID, "tiles": m.K, "bound_given": p.HasWarmup}})
 			}
-			for t := max(rg[0], 0); t <= rg[1] && t < c.M; t++ {
-				sp := c.at(t)
-				base := m.WU + t*m.T
+			g.tiles(c, rg, func(t, base int64, sp [numPhases]span) {
 				for _, ph := range phaseOrder {
 					ps := p.Ph[ph]
 					x := sp[ph]
@@ -92,7 +90,7 @@ func WriteChromeTrace(w io.Writer, m *Model, r *Result, opts GanttOptions) error
 						mem = append(mem, memWindow{part: i, tile: t, phase: ph, s: x.sE, e: x.eL})
 					}
 				}
-			}
+			})
 		}
 	}
 	// Overlaps among the drawn windows.

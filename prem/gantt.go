@@ -73,6 +73,14 @@ type gantt struct {
 	ranges [][2]int64
 }
 
+// tiles calls fn for the synchronised tiles of range rg that chain c has:
+// the tile, its period start and its phases.
+func (g *gantt) tiles(c *chain, rg [2]int64, fn func(t, base int64, sp [numPhases]span)) {
+	for t := max(rg[0], 0); t <= rg[1] && t < c.M; t++ {
+		fn(t, g.m.WU+t*g.m.T, c.at(t))
+	}
+}
+
 func (g *gantt) maxM() int64 {
 	var n int64
 	for _, c := range g.cs {
@@ -298,9 +306,7 @@ func (g *gantt) draw() {
 				}
 				g.rect(s, 0, end, y, h, style, title)
 			}
-			for t := max(rg[0], 0); t <= rg[1] && t < c.M; t++ {
-				sp := c.at(t)
-				base := m.WU + t*m.T
+			g.tiles(c, rg, func(t, base int64, sp [numPhases]span) {
 				for _, ph := range phaseOrder {
 					ps := p.Ph[ph]
 					x := sp[ph]
@@ -329,7 +335,7 @@ func (g *gantt) draw() {
 						mem = append(mem, memWindow{part: i, tile: t, phase: ph, s: x.sE, e: x.eL})
 					}
 				}
-			}
+			})
 		}
 	}
 	// The memory channel: the union of the windows, overlaps hatched.
