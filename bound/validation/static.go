@@ -306,34 +306,41 @@ func staticOne(refDir string, r *StaticRow, launches map[string][]launchRec) err
 	if fn == nil {
 		return fmt.Errorf("the trace resolved to %s, which has no kernel %s", r.Module, r.Kernel)
 	}
-	ifn, _, err := cfg.Inline(file, fn)
-	if err != nil {
-		r.Refused = err.Error()
-		return nil
-	}
-	g, err := cfg.Build(fset, ifn)
+	// The loops pass, as gpuwcet analyze runs it (on the inlined unit),
+	// without facts: derived bounds at the launch, else traced.
+	kernelRE := regexp.MustCompile("^" + regexp.QuoteMeta(r.Kernel) + "$")
+	lres, err := pass.Run([]*pass.Analyzer{loops.Analyzer}, file, pass.Options{Launch: r.Launch, Funcs: kernelRE,
+		Inputs: map[string]any{loops.ListingSHAInput: sha}})
 	if err != nil {
 		return err
 	}
-
-	// Loops: derived value at the launch, else traced.
+	if len(lres.Funcs) != 1 {
+		return fmt.Errorf("%d functions selected, want 1", len(lres.Funcs))
+	}
+	if u := lres.Get(cfg.InlineAnalyzer, lres.Funcs[0]); u.Err == nil && u.Result.(*cfg.Unit).Err != nil {
+		r.Refused = u.Result.(*cfg.Unit).Err.Error()
+		return nil
+	}
+	g := lres.Get(cfg.InlineAnalyzer, lres.Funcs[0]).Result.(*cfg.Unit).Graph
 	r.Loops = traceLoops(g, paths)
 	ecrtsCompare(refDir, r, g, sha)
-	derivs := loops.Derive(g)
-	env := loops.LaunchEnv(r.Launch)
 	var facts []StaticLoop
+	lact := lres.Get(loops.Analyzer, lres.Funcs[0])
 	for i := range r.Loops {
 		l := &r.Loops[i]
-		d := derivs[i]
-		if d.Expr == nil {
-			l.NotDerived = d.Why
-		} else if v, err := d.Eval(env); err != nil {
-			l.Derived = d.Expr.String()
-			l.NotDerived = err.Error()
-		} else {
-			l.Derived = d.Expr.String()
-			l.Source, l.DerivedMax = LoopDerived, v
+		var lb *loops.LoopBound
+		if lact.Err == nil {
+			lb = lact.Result.(*loops.Result).Loops[i]
+		}
+		switch {
+		case lb == nil:
+			l.NotDerived = lact.Err.Error()
+		case lb.Derived != nil:
+			l.Derived = lb.Derived.Expr
+			l.Source, l.DerivedMax = LoopDerived, lb.Derived.Max
 			continue
+		default:
+			l.NotDerived = lb.Why
 		}
 		l.Source = LoopTraced
 		facts = append(facts, *l)

@@ -3,6 +3,7 @@ package loops
 import (
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -29,7 +30,7 @@ func TestCorpus(t *testing.T) {
 	}
 	deriveCorpus(t, files, func(fset *token.FileSet, p string, src []byte) (*isa.File, error) {
 		return ptx.ParseFile(fset, p, src, 0)
-	}, false)
+	}, os.Getenv("LOOPS_LOG") != "")
 }
 
 // corpusFiles lists the files under root whose names end in ext.
@@ -58,10 +59,10 @@ func deriveCorpus(t *testing.T, files []string, parse func(*token.FileSet, strin
 			parseFail++
 			continue
 		}
-		gs := graphsOf(t, f)
-		for _, g := range gs {
+		for _, vf := range valuesOf(t, f) {
+			g := vf.Graph
 			funcs++
-			for _, d := range Derive(g) {
+			for _, d := range Derive(vf) {
 				loops++
 				if d.Expr != nil {
 					bounded++

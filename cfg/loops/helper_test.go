@@ -9,8 +9,30 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/ptx"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
+
+// valuesOf runs the values pass (on the inlined unit, as the loops pass
+// does) on every function of f with a body, in source order.
+func valuesOf(t testing.TB, f *isa.File) []*values.Func {
+	t.Helper()
+	res, err := pass.Run([]*pass.Analyzer{values.Analyzer}, f, pass.Options{AllFuncs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*values.Func
+	for _, fn := range res.Funcs {
+		act := res.Get(values.Analyzer, fn)
+		if act.Err != nil {
+			t.Logf("%s: %v", fn.Name, res.Err())
+			continue
+		}
+		out = append(out, act.Result.(*values.Func))
+	}
+	return out
+}
 
 // graphs parses PTX source and builds the graph of every function.
 func graphs(t testing.TB, name string, src []byte) (*isa.File, []*cfg.Graph) {

@@ -246,10 +246,25 @@ func TemplateHint(file string) string { return "gpuwcet facts template " + file 
 // expression that cannot be evaluated (a missing --arg, a negative or
 // overflowing value). Unbounded loops are not errors: they are listed in
 // Result.Problems (see Result.Err).
+//
+// Compute builds the value graph of g without inlining information (a
+// callee's parameters are then unknown, a SASS listing's constant bank
+// has no layout): the loops pass uses ComputeValues on the value graph of
+// the inlined unit.
 func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*Result, error) {
 	if g == nil || g.Func == nil {
 		return nil, errors.New("loops: nil graph")
 	}
+	f, err := values.Build(g, values.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return ComputeValues(f, launch, facts, fileSHA)
+}
+
+// ComputeValues is Compute on a value graph (values.Build of the graph).
+func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA string) (*Result, error) {
+	g := f.Graph
 	fset := g.Fset
 	pos := func(p token.Pos) token.Position { return pass.Position(fset, p) }
 	fileName := ""
@@ -262,7 +277,7 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 		byInstr: map[*isa.Instr]*LoopBound{},
 	}
 	env := LaunchEnv(launch)
-	derivs := Derive(g)
+	derivs := Derive(f)
 	var errs []error
 	evalErr := map[*LoopBound]error{}
 	for i, l := range g.Loops {
@@ -280,8 +295,17 @@ func Compute(g *cfg.Graph, launch pass.Launch, facts *Facts, fileSHA string) (*R
 		}
 		max, note, err := d.evalNote(env)
 		if err != nil {
-			evalErr[lb] = fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err)
-			lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
+			// A missing launch value is bad input (exit 1) unless a fact
+			// replaces the bound; any other failure leaves the loop
+			// unbounded, with the reason.
+			var ue *UnknownNameError
+			if errors.As(err, &ue) {
+				evalErr[lb] = fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err)
+				lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
+			} else {
+				lb.Why = "no bound holds at this launch: " + err.Error()
+				releasePoint(lb, g, l, pos)
+			}
 			continue
 		}
 		why := d.Why
@@ -404,7 +428,8 @@ bound as a warning (annotation-below-derived).`,
 }
 
 func run(p *pass.Pass) (any, error) {
-	g := p.ResultOf[values.Analyzer].(*values.Func).Graph
+	vf := p.ResultOf[values.Analyzer].(*values.Func)
+	g := vf.Graph
 	var facts *Facts
 	sha := ""
 	if v, ok := p.Inputs[FactsInput]; ok && v != nil {
@@ -415,7 +440,7 @@ func run(p *pass.Pass) (any, error) {
 		facts = f
 		sha, _ = p.Inputs[ListingSHAInput].(string)
 	}
-	r, err := Compute(g, p.Launch, facts, sha)
+	r, err := ComputeValues(vf, p.Launch, facts, sha)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 // TestReferenceBounds converts the hand-written ECRTS 2025 bounds of
@@ -74,8 +75,12 @@ func TestReferenceBounds(t *testing.T) {
 			}
 			// Derived bounds alone, to compare (arguments may be missing:
 			// compare only what evaluates).
-			ds := Derive(g)
-			r, err := Compute(g, launch, facts, sha)
+			vf, err := values.Build(g, values.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := Derive(vf)
+			r, err := ComputeValues(vf, launch, facts, sha)
 			if err != nil {
 				t.Fatal(err)
 			}

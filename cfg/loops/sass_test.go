@@ -11,6 +11,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/sass"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 var sassTargetRE = regexp.MustCompile(`\{(\d+)\}`)
@@ -128,7 +129,7 @@ func TestDeriveSASS(t *testing.T) {
 			UISETP.GE.AND UP0, UPT, UR4, 0x4, UPT
 			PLOP3.LUT P0, PT, UP0, PT, PT, 0x80, 0x0
 			@!P0 BRA {1}
-			EXIT`, -1, "predicate"},
+			EXIT`, 4, ""},
 		// Signedness: 0xffffffff + 1 wraps to 0 before the first test,
 		// which then sees 0, 1, ..., 10: 11 executions.
 		{"u32_start_wraps_to_zero", `
@@ -144,38 +145,46 @@ func TestDeriveSASS(t *testing.T) {
 			IADD3 R0, R0, 0x2, RZ
 			ISETP.LT.AND P0, PT, R0, R2, PT
 			@P0 BRA {2}
-			EXIT`, 0, "wrap"},
-		// Must stay unbounded.
+			EXIT`, -1, "wrap"},
+		// A limit in the constant bank is the parameter of the
+		// architecture's layout (sm_80: parameters from 0x160), here
+		// _Z1kii(int, int)'s first: its argument must be given.
 		{"const_bank_limit", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, c[0x0][0x160], PT
 			@!P0 BRA {1}
-			EXIT`, -1, "constant-bank value c[0x0][0x160]"},
+			EXIT`, 0, "_Z1kii_param_0"},
+		{"const_bank_limit_given", `
+			MOV R0, RZ
+			IADD3 R0, R0, 0x1, RZ
+			ISETP.GE.AND P0, PT, R0, c[0x0][0x164], PT
+			@!P0 BRA {1}
+			EXIT`, 7, ""},
 		{"combine_predicate", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, 0xa, P1
 			@!P0 BRA {1}
-			EXIT`, -1, "not a plain comparison"},
+			EXIT`, -1, "P1, which may be read before it is written"},
 		{"combine_not_pt", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, 0xa, !PT
 			@!P0 BRA {1}
-			EXIT`, -1, "not a plain comparison"},
+			EXIT`, -1, "never leaves"},
 		{"or_pt", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.OR P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, "not a plain comparison"},
+			EXIT`, 1, ""},
 		{"second_result", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, P1, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, ""},
+			EXIT`, 10, ""},
 		{"extended_64bit", `
 			MOV R0, RZ
 			MOV R1, RZ
@@ -184,32 +193,32 @@ func TestDeriveSASS(t *testing.T) {
 			ISETP.GE.U32.AND P0, PT, R0, 0xa, PT
 			ISETP.GE.AND.EX P0, PT, R1, RZ, PT, P0
 			@!P0 BRA {2}
-			EXIT`, -1, "not a plain comparison"},
+			EXIT`, 10, ""},
 		{"r2p_clobbers_predicate", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			R2P PR, R5, 0x7f
 			@!P0 BRA {1}
-			EXIT`, -1, "predicate"},
+			EXIT`, -1, "R5, which may be read before it is written"},
 		{"iadd3_three_operands", `
 			MOV R0, RZ
 			IADD3 R0, R0, 0x1, R3
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, "not an induction register"},
+			EXIT`, -1, "not stepped by an invariant amount"},
 		{"iadd3_negated_induction", `
 			MOV R0, RZ
 			IADD3 R0, -R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, "not an induction register"},
+			EXIT`, -1, "not stepped by an invariant amount"},
 		{"guarded_step", `
 			MOV R0, RZ
 			@P2 IADD3 R0, R0, 0x1, RZ
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, "written conditionally"},
+			EXIT`, -1, "select"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := tc.name + ".sass"
@@ -227,7 +236,15 @@ func TestDeriveSASS(t *testing.T) {
 			if len(g.Loops) != 1 {
 				t.Fatalf("%d loops", len(g.Loops))
 			}
-			r, err := Compute(g, launch, nil, "")
+			vf, err := values.Build(g, values.Options{Dialect: f.Dialect, Arch: f.Target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := launch
+			if tc.name == "const_bank_limit_given" {
+				l.Args = map[string]int64{"_Z1kii_param_1": 7}
+			}
+			r, err := ComputeValues(vf, l, nil, "")
 			if tc.max == 0 {
 				if err == nil || !strings.Contains(err.Error(), tc.why) {
 					t.Fatalf("err %v, want one with %q (bound %+v)", err, tc.why, r)

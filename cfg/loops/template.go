@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
 
 // WriteTemplate writes a facts file for the listing named name with the
@@ -39,7 +40,11 @@ func WriteTemplate(w io.Writer, name, sha string, graphs []*cfg.Graph) error {
 		for _, r := range g.Irreducible {
 			fmt.Fprintf(&b, "# %s: irreducible loop (%d blocks): not analysable\n", pos(g, r.Entries[0].Pos()), len(r.Blocks))
 		}
-		ds := Derive(g)
+		vf, err := values.Build(g, values.Options{})
+		if err != nil {
+			return err
+		}
+		ds := Derive(vf)
 		for i, l := range g.Loops {
 			d := ds[i]
 			k := keyOf(g, l)

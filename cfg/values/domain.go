@@ -26,7 +26,10 @@ type Domain[V any] interface {
 // Evaluator evaluates values in a domain, memoised; cycles (a loop phi
 // that depends on itself) give Top.
 type Evaluator[V any] struct {
-	D    Domain[V]
+	D Domain[V]
+	// Pre, when set, gives the interpretation of a value before the
+	// domain is asked (facts that refine it).
+	Pre  func(v *Value) (V, bool)
 	memo map[*Value]V
 	busy map[*Value]bool
 }
@@ -43,6 +46,12 @@ func (e *Evaluator[V]) Eval(v *Value) V {
 	}
 	if e.busy[v] {
 		return e.D.Top(v.W)
+	}
+	if e.Pre != nil {
+		if r, ok := e.Pre(v); ok {
+			e.memo[v] = r
+			return r
+		}
 	}
 	var r V
 	switch v.Kind {

@@ -44,6 +44,11 @@ func TestDump(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("== %s\n", fn.Name)
+		for _, v := range f.Values() {
+			if v.Kind == VPhi && v.fwd == nil {
+				fmt.Printf("  φ%d at %s: %s args %v\n", v.ID, v.Block, v.Name, v.Args)
+			}
+		}
 		for _, b := range g.Blocks {
 			fmt.Printf("%s:\n", b)
 			for _, in := range b.Instrs {

@@ -349,6 +349,11 @@ func (b *ssaBuilder) tryRemoveTrivialPhi(phi *Value) *Value {
 	phi.fwd = same
 	users := phi.users
 	phi.users = nil
+	if same.Kind == VPhi {
+		// The users of phi now use same: they must be checked again when
+		// same is replaced in turn.
+		same.users = append(same.users, users...)
+	}
 	for _, u := range users {
 		if u.Kind == VPhi && u != phi && u.fwd == nil {
 			b.tryRemoveTrivialPhi(u)
@@ -574,6 +579,11 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 		ii.uses = append(ii.uses, x.Name)
 		return f.readVar(in, x.Name, blk, w)
 	case InSpecial:
+		if info, ok := specials[x.Name]; ok && info.Varying && !info.Launch {
+			// A volatile counter (%clock, %globaltimer): each read is a
+			// value of its own.
+			return f.opaque(in, w, "the volatile special register %"+x.Name)
+		}
 		return f.leaf(&Value{Kind: VSpecial, Name: x.Name, W: w})
 	case InFrame:
 		return f.leaf(&Value{Kind: VFrame, Name: f.prefixOf(in) + x.Name, W: w})

@@ -121,3 +121,169 @@ func resolve(v *Value) *Value {
 	}
 	return v
 }
+
+// Op returns the value of code applied to args at width w, simplified
+// and hash-consed like the values of the function (for analyses that
+// build values of their own: a difference, an offset start).
+func (f *Func) Op(code Code, w int, args ...*Value) *Value { return f.mk(nil, code, w, args...) }
+
+// Const returns the w-bit constant x.
+func (f *Func) Const(w int, x uint64) *Value { return f.constant(w, x) }
+
+// Pretty writes v as a C-like expression over kernel parameters, launch
+// dimensions and thread indices, for messages ("(n + 3) / 4"): signed and
+// unsigned operations marked where they differ, widths left out.
+func Pretty(v *Value) string {
+	var b strings.Builder
+	pretty(&b, v, 0, 0)
+	return b.String()
+}
+
+var infix = map[Code]struct {
+	op   string
+	prec int
+}{
+	Mul: {"*", 5}, UDiv: {"/u", 5}, SDiv: {"/", 5}, URem: {"%u", 5}, SRem: {"%", 5},
+	Add: {"+", 4}, Sub: {"-", 4}, Shl: {"<<", 3}, LShr: {">>u", 3}, AShr: {">>", 3},
+	ULt: {"<u", 2}, ULe: {"<=u", 2}, SLt: {"<", 2}, SLe: {"<=", 2}, Eq: {"==", 2}, Ne: {"!=", 2},
+	And: {"&", 1}, Xor: {"^", 1}, Or: {"|", 1},
+}
+
+func pretty(b *strings.Builder, v *Value, prec, depth int) {
+	if depth > 10 {
+		b.WriteString("…")
+		return
+	}
+	switch v.Kind {
+	case VConst:
+		if v.W == 1 {
+			fmt.Fprintf(b, "%v", v.Imm == 1)
+			return
+		}
+		if s := Signed(v.Imm, v.W); s < 0 && s > -1<<20 {
+			fmt.Fprintf(b, "%d", s)
+			return
+		}
+		if v.Imm < 1<<20 {
+			fmt.Fprintf(b, "%d", v.Imm)
+			return
+		}
+		fmt.Fprintf(b, "%#x", v.Imm)
+		return
+	case VParam:
+		b.WriteString(v.Name)
+		if v.Off != 0 {
+			fmt.Fprintf(b, "[byte %d]", v.Off)
+		}
+		return
+	case VSpecial:
+		b.WriteString(v.Name)
+		return
+	case VOpaque:
+		if v.Instr != nil {
+			// The result of an instruction the analysis does not model.
+			fmt.Fprintf(b, "⟨%s⟩", v.Instr.Text)
+			return
+		}
+		b.WriteString("?")
+		return
+	case VUndef:
+		b.WriteString(v.Name)
+		return
+	case VOp:
+	default:
+		writeValue(b, v, depth)
+		return
+	}
+	a := v.Args
+	if v.Code == Add {
+		if c, ok := a[1].SignedConst(); ok && c < 0 && c > -1<<62 {
+			// x + -c reads x - c.
+			if 4 < prec {
+				b.WriteString("(")
+			}
+			pretty(b, a[0], 4, depth+1)
+			fmt.Fprintf(b, " - %d", -c)
+			if 4 < prec {
+				b.WriteString(")")
+			}
+			return
+		}
+	}
+	if op, ok := infix[v.Code]; ok {
+		if op.prec < prec {
+			b.WriteString("(")
+		}
+		pretty(b, a[0], op.prec, depth+1)
+		fmt.Fprintf(b, " %s ", op.op)
+		pretty(b, a[1], op.prec+1, depth+1)
+		if op.prec < prec {
+			b.WriteString(")")
+		}
+		return
+	}
+	switch v.Code {
+	case Trunc, ZExt:
+		pretty(b, a[0], prec, depth+1)
+		return
+	case SExt:
+		b.WriteString("(signed)")
+		pretty(b, a[0], 6, depth+1)
+		return
+	case Neg:
+		b.WriteString("-")
+		pretty(b, a[0], 6, depth+1)
+		return
+	case Not:
+		b.WriteString("~")
+		pretty(b, a[0], 6, depth+1)
+		return
+	}
+	name := map[Code]string{UMin: "minu", UMax: "maxu", SMin: "min", SMax: "max", Select: "select",
+		MulHiU: "mulhiu", MulHiS: "mulhi", Popc: "popc", Clz: "clz", Brev: "brev"}[v.Code]
+	if name == "" {
+		name = v.Code.String()
+	}
+	b.WriteString(name + "(")
+	for i, x := range a {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		pretty(b, x, 0, depth+1)
+	}
+	b.WriteString(")")
+}
+
+// Cause returns, for a value the analysis cannot compute from launch
+// values, the first value of its graph that is not modelled (an opaque or
+// undefined value, in depth-first order) and the launch values (parameters
+// and special registers) the value depends on.
+func Cause(v *Value) (opaque *Value, leaves []*Value) {
+	seen := map[*Value]bool{}
+	var walk func(x *Value, depth int)
+	walk = func(x *Value, depth int) {
+		if x == nil || seen[x] || depth > 64 {
+			return
+		}
+		seen[x] = true
+		switch x.Kind {
+		case VOpaque, VUndef:
+			if opaque == nil {
+				opaque = x
+			}
+			return
+		case VParam, VSpecial:
+			leaves = append(leaves, x)
+			return
+		case VPhi:
+			if opaque == nil {
+				opaque = x
+			}
+		}
+		for _, a := range x.Args {
+			walk(a, depth+1)
+		}
+	}
+	walk(v, 0)
+	return opaque, leaves
+}

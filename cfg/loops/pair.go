@@ -1,0 +1,248 @@
+package loops
+
+import (
+	"fmt"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
+)
+
+// SASS computes 64-bit values in register pairs: the low words with a
+// carry out (IADD3 R0, P0, a, b, RZ), the high words adding the carry
+// (IADD3.X R1, c, d, RZ, P0, !PT), and compares them in two steps
+// (ISETP ... .U32 on the low words, ISETP ... .EX on the high words with
+// the low result). The value graph keeps the words apart; these functions
+// read them as the 64-bit values they are (exactly: a carry chain is the
+// 64-bit sum modulo 2^64, a .EX chain the 64-bit comparison).
+
+// pairOf builds the 64-bit value of the halves lo and hi.
+func (a *analysis) pairOf(lo, hi *values.Value) *values.Value {
+	f := a.f
+	return f.Op(values.Or, 64, f.Op(values.ZExt, 64, lo), f.Op(values.Shl, 64, f.Op(values.ZExt, 64, hi), f.Const(32, 32)))
+}
+
+// asPair recognises ZExt64(lo) | ZExt64(hi) << 32 with 32-bit halves.
+func asPair(v *values.Value) (lo, hi *values.Value, ok bool) {
+	if v.Kind != values.VOp || v.Code != values.Or || v.W != 64 {
+		return nil, nil, false
+	}
+	for i := 0; i < 2; i++ {
+		l, h := v.Args[i], v.Args[1-i]
+		if l.Kind != values.VOp || l.Code != values.ZExt || l.Args[0].W != 32 {
+			continue
+		}
+		if h.Kind != values.VOp || h.Code != values.Shl || h.Args[0].Kind != values.VOp || h.Args[0].Code != values.ZExt || h.Args[0].Args[0].W != 32 {
+			continue
+		}
+		if k, ok := h.Args[1].IsConst(); !ok || k != 32 {
+			continue
+		}
+		return l.Args[0], h.Args[0].Args[0], true
+	}
+	return nil, nil, false
+}
+
+// addends flattens a 32-bit sum.
+func addends(v *values.Value) []*values.Value {
+	if v.Kind == values.VOp && v.Code == values.Add {
+		return append(addends(v.Args[0]), addends(v.Args[1])...)
+	}
+	return []*values.Value{v}
+}
+
+// sum32 adds 32-bit values (0 for none).
+func (a *analysis) sum32(vs []*values.Value) *values.Value {
+	s := a.f.Const(32, 0)
+	for _, v := range vs {
+		s = a.f.Op(values.Add, 32, s, v)
+	}
+	return s
+}
+
+// isCarry reports whether c is ZExt32 of the carry out of p + q (the bit
+// 32 of their zero-extended sum).
+func isCarry(c, p, q *values.Value) bool {
+	if c.Kind != values.VOp || c.Code != values.ZExt || c.W != 32 {
+		return false
+	}
+	t := c.Args[0]
+	if t.Kind != values.VOp || t.Code != values.Trunc || t.W != 1 {
+		return false
+	}
+	sh := t.Args[0]
+	if sh.Kind != values.VOp || sh.Code != values.LShr {
+		return false
+	}
+	if k, ok := sh.Args[1].IsConst(); !ok || k != 32 {
+		return false
+	}
+	s := sh.Args[0]
+	if s.Kind != values.VOp || s.Code != values.Add || s.W < 33 {
+		return false
+	}
+	ext := func(x, y *values.Value) bool {
+		if x.Kind == values.VOp && x.Code == values.ZExt && x.Args[0] == y {
+			return true
+		}
+		xc, ok1 := x.IsConst()
+		yc, ok2 := y.IsConst()
+		return ok1 && ok2 && xc == yc
+	}
+	return ext(s.Args[0], p) && ext(s.Args[1], q) || ext(s.Args[0], q) && ext(s.Args[1], p)
+}
+
+// splitCarry reads pair(lo, hi) as pair(p, hi') + ZExt64(q) when lo = p +
+// q and hi = hi' + carry(p + q).
+func (a *analysis) splitCarry(lo, hi *values.Value) (p, q, rest *values.Value, ok bool) {
+	if lo.Kind != values.VOp || lo.Code != values.Add || lo.W != 32 {
+		return nil, nil, nil, false
+	}
+	hs := addends(hi)
+	for i := 0; i < 2; i++ {
+		p, q := lo.Args[i], lo.Args[1-i]
+		for k, t := range hs {
+			if isCarry(t, p, q) {
+				others := append(append([]*values.Value(nil), hs[:k]...), hs[k+1:]...)
+				return p, q, a.sum32(others), true
+			}
+		}
+	}
+	return nil, nil, nil, false
+}
+
+// evolvePair reads the 64-bit value of the halves lo, hi as a recurrence
+// of l.
+func (a *analysis) evolvePair(lo, hi *values.Value, l *cfg.Loop, depth int) (rec, string) {
+	f := a.f
+	// pair(p + q, hi' + carry) = pair(p, hi') + q.
+	if p, q, rest, ok := a.splitCarry(lo, hi); ok && a.invariant(q, l) {
+		r, why := a.evolvePair(p, rest, l, depth+1)
+		if why != "" || r.kind != recAdd {
+			return rec{}, why + "a 64-bit sum that is not a linear recurrence"
+		}
+		r.start = f.Op(values.Add, 64, r.start, f.Op(values.ZExt, 64, q))
+		return r, ""
+	}
+	// pair(lo, h + inv) = pair(lo, h) + inv << 32.
+	var variant, inv []*values.Value
+	for _, t := range addends(hi) {
+		if a.invariant(t, l) {
+			inv = append(inv, t)
+		} else {
+			variant = append(variant, t)
+		}
+	}
+	if len(inv) > 0 && len(variant) > 0 {
+		r, why := a.evolvePair(lo, a.sum32(variant), l, depth+1)
+		if why != "" || r.kind != recAdd {
+			return rec{}, why
+		}
+		r.start = f.Op(values.Add, 64, r.start, f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(inv)), f.Const(32, 32)))
+		return r, ""
+	}
+	if lo.Kind == values.VPhi && hi.Kind == values.VPhi && lo.Block == l.Header && hi.Block == l.Header && len(lo.Args) == len(hi.Args) {
+		return a.pairPhis(lo, hi, l)
+	}
+	if a.invariant(lo, l) && a.invariant(hi, l) {
+		v := a.pairOf(lo, hi)
+		return rec{kind: recAdd, start: v, step: f.Const(64, 0), w: 64}, ""
+	}
+	return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not a recurrence the analysis follows", a.pretty(lo), a.pretty(hi))
+}
+
+// pairPhis reads a pair of header phis (the halves of a 64-bit induction
+// value): on entry the pair of their entry values, on each back edge the
+// pair stepped by one invariant 64-bit amount.
+func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
+	f := a.f
+	var start, step *values.Value
+	for i := range lo.Args {
+		p := lo.Preds[i]
+		if hi.Preds[i] != p {
+			return rec{}, "the halves of a 64-bit value enter the loop differently"
+		}
+		x, y := lo.Args[i], hi.Args[i]
+		if !l.Contains(p) {
+			s := a.pairOf(x, y)
+			if start != nil && start != s {
+				return rec{}, "a 64-bit value enters the loop with different values"
+			}
+			start = s
+			continue
+		}
+		// x = lo + q, y = hi + carry(lo + q) + r: step q + r << 32.
+		pp, q, rest, ok := a.splitCarry(x, y)
+		if !ok || pp != lo || !a.invariant(q, l) {
+			return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not stepped by an invariant amount", a.name(lo), a.name(hi))
+		}
+		var rs []*values.Value
+		seenHi := false
+		for _, t := range addends(rest) {
+			if t == hi && !seenHi {
+				seenHi = true
+				continue
+			}
+			if !a.invariant(t, l) {
+				return rec{}, fmt.Sprintf("the high half %s of a 64-bit value is not stepped by an invariant amount", a.name(hi))
+			}
+			rs = append(rs, t)
+		}
+		if !seenHi {
+			return rec{}, fmt.Sprintf("the high half %s of a 64-bit value does not carry over", a.name(hi))
+		}
+		st := f.Op(values.Add, 64, f.Op(values.ZExt, 64, q), f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32)))
+		if step != nil && step != st {
+			return rec{}, "a 64-bit value is stepped differently on different paths"
+		}
+		step = st
+	}
+	if start == nil || step == nil {
+		return rec{}, "a 64-bit value without entry or step"
+	}
+	return rec{kind: recAdd, start: start, step: step, w: 64}, ""
+}
+
+// pair64Compare reads a .EX comparison chain as a 64-bit comparison:
+// hi_a < hi_b || hi_a == hi_b && lo_a <u lo_b is pair(a) < pair(b) (<=
+// with <=u on the low words, signed when the high comparison is), and
+// hi_a != hi_b || lo_a != lo_b, hi_a == hi_b && lo_a == lo_b likewise.
+func (a *analysis) pair64Compare(c *values.Value) (code values.Code, x, y *values.Value, ok bool) {
+	if c.Kind != values.VOp || c.Code != values.Or && c.Code != values.And {
+		return 0, nil, nil, false
+	}
+	for i := 0; i < 2; i++ {
+		h, rest := c.Args[i], c.Args[1-i]
+		if h.Kind != values.VOp || rest.Kind != values.VOp {
+			continue
+		}
+		switch {
+		case c.Code == values.Or && rest.Code == values.And && (h.Code == values.SLt || h.Code == values.ULt):
+			// h = hp < hq; rest = (hp == hq) && lo compare.
+			for j := 0; j < 2; j++ {
+				eq, lc := rest.Args[j], rest.Args[1-j]
+				if eq.Kind != values.VOp || eq.Code != values.Eq || lc.Kind != values.VOp || lc.Code != values.ULt && lc.Code != values.ULe {
+					continue
+				}
+				hp, hq := h.Args[0], h.Args[1]
+				if !(eq.Args[0] == hp && eq.Args[1] == hq || eq.Args[0] == hq && eq.Args[1] == hp) {
+					continue
+				}
+				lp, lq := lc.Args[0], lc.Args[1]
+				code := map[[2]values.Code]values.Code{
+					{values.SLt, values.ULt}: values.SLt, {values.SLt, values.ULe}: values.SLe,
+					{values.ULt, values.ULt}: values.ULt, {values.ULt, values.ULe}: values.ULe,
+				}[[2]values.Code{h.Code, lc.Code}]
+				return code, a.pairOf(lp, hp), a.pairOf(lq, hq), true
+			}
+		case c.Code == values.Or && h.Code == values.Ne && rest.Code == values.Ne,
+			c.Code == values.And && h.Code == values.Eq && rest.Code == values.Eq:
+			if h.Args[0].W != 32 || rest.Args[0].W != 32 || i == 1 {
+				continue
+			}
+			// Which is the high comparison is not known from the shape:
+			// both orders give the same equality of the pairs.
+			return h.Code, a.pairOf(rest.Args[0], h.Args[0]), a.pairOf(rest.Args[1], h.Args[1]), true
+		}
+	}
+	return 0, nil, nil, false
+}
