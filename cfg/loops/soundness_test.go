@@ -1,0 +1,444 @@
+package loops
+
+import (
+	"flag"
+	"fmt"
+	"go/token"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+	"github.com/gpuwcet/gpuwcet/cfg/ptx"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
+)
+
+var longSound = flag.Bool("long", os.Getenv("GPUWCET_LONG") != "", "run the long soundness property test (10^7 cases; also GPUWCET_LONG=1)")
+
+// TestDerivationSound is the soundness property test of the derivation:
+// random kernels with counted loops of the shapes compilers write (top
+// test and rotated, guards, count-down, !=, steps by constants, arguments
+// and launch dimensions, limits through masks, signed division idioms,
+// min/max, 64-bit induction values compared at 32 bits, values kept in
+// local-frame slots, triangular nests) run concretely, thread by thread,
+// on the reference semantics (values.Apply, the per-lane domain's), for
+// random launches; every derived bound must be at least the number of
+// header executions of every entry into its loop. A case is the execution
+// of one thread at one launch of one kernel; 10^5 cases by default, 10^7
+// with -long.
+func TestDerivationSound(t *testing.T) {
+	cases := 100000
+	if *longSound {
+		cases = 10000000
+	}
+	if testing.Short() {
+		cases = 10000
+	}
+	r := rand.New(rand.NewSource(7))
+	const launchesPerKernel = 25
+	checked, bounded := 0, 0
+	for done := 0; done < cases; {
+		src := randomLoopKernel(r)
+		fset := token.NewFileSet()
+		file, err := ptx.ParseFile(fset, "rand.ptx", []byte(src), 0)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		fn := file.Funcs[0]
+		g, err := cfg.Build(fset, fn)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		vf, err := values.Build(g, values.Options{Dialect: isa.DialectPTX})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := newExecutor(g)
+		for k := 0; k < launchesPerKernel && done < cases; k++ {
+			l := randomLaunch(r)
+			res, err := ComputeValues(vf, l, nil, "")
+			if err != nil {
+				continue // a missing argument: not a derivation
+			}
+			threads := [][3]uint64{{0, 0, 0}, {uint64(l.Block[0] - 1), 0, 0}, {uint64(r.Intn(l.Block[0])), 0, 0}}
+			ctaid := uint64(r.Intn(l.Grid[0]))
+			for _, tid := range threads {
+				done++
+				counts, capped := ex.run(l, tid, ctaid)
+				for li, lb := range res.Loops {
+					if lb.Bound == nil {
+						continue
+					}
+					bounded++
+					n := counts[li]
+					if capped[li] && lb.Bound.Max <= maxSteps {
+						t.Fatalf("UNSOUND: loop %d (line %d) runs more than %d header executions per entry, derived bound %d = %s (%s)\nlaunch %+v, tid %v, ctaid %d\n%s",
+							li, lb.Key.Line, maxSteps, lb.Bound.Max, lb.Bound.Expr, lb.Bound.Why, l, tid, ctaid, src)
+					}
+					if n > lb.Bound.Max {
+						t.Fatalf("UNSOUND: loop %d (line %d): %d header executions in one entry, derived bound %d = %s (%s)\nlaunch %+v, tid %v, ctaid %d\n%s",
+							li, lb.Key.Line, n, lb.Bound.Max, lb.Bound.Expr, lb.Bound.Why, l, tid, ctaid, src)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d cases, %d loop bounds checked against executions", cases, checked)
+	if checked == 0 {
+		t.Fatal("no derived bound was checked")
+	}
+}
+
+const maxSteps = 1 << 9
+
+func randomLaunch(r *rand.Rand) pass.Launch {
+	arg := func() int64 {
+		switch r.Intn(8) {
+		case 0:
+			return int64(r.Intn(5)) - 2
+		case 1:
+			return -int64(r.Intn(100))
+		case 2:
+			return int64(r.Intn(3000))
+		case 3:
+			return []int64{0x7fffffff, -0x80000000, 0x7ffffff0, -1, 1 << 20}[r.Intn(5)]
+		}
+		return int64(r.Intn(64))
+	}
+	return pass.Launch{
+		Block: [3]int{1 + r.Intn(256), 1, 1},
+		Grid:  [3]int{1 + r.Intn(8), 1, 1},
+		Args:  map[string]int64{"k_param_0": arg(), "k_param_1": arg(), "k_param_2": arg()},
+	}
+}
+
+// randomLoopKernel writes a kernel with one loop, sometimes two nested.
+func randomLoopKernel(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(`.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
+{
+	.local .align 8 .b8 __local_depot0[32];
+	.reg .b64 %SP;
+	.reg .b64 %SPL;
+	.reg .pred %p<32>;
+	.reg .b32 %r<64>;
+	.reg .b64 %rd<32>;
+	mov.u64 %SPL, __local_depot0;
+	ld.param.u32 %r1, [k_param_0];
+	ld.param.u32 %r2, [k_param_1];
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %ntid.x;
+	mov.u32 %r5, %ctaid.x;
+	mov.u32 %r6, %nctaid.x;
+`)
+	// The limit (%r10).
+	switch r.Intn(10) {
+	case 0:
+		b.WriteString("\tmov.u32 %r10, %r1;\n")
+	case 1:
+		b.WriteString("\tand.b32 %r10, %r1, -4;\n")
+	case 2: // n / 16, signed, as compilers write it
+		b.WriteString("\tshr.s32 %r7, %r1, 31;\n\tshr.u32 %r8, %r7, 28;\n\tadd.s32 %r9, %r1, %r8;\n\tshr.s32 %r10, %r9, 4;\n")
+	case 3:
+		fmt.Fprintf(&b, "\t%s.%s %%r10, %%r1, %%r2;\n", []string{"min", "max"}[r.Intn(2)], []string{"s32", "u32"}[r.Intn(2)])
+	case 4:
+		b.WriteString("\tmul.hi.u32 %r7, %r1, -1431655765;\n\tshr.u32 %r10, %r7, 1;\n") // n / 3
+	case 5:
+		b.WriteString("\tand.b32 %r10, %r1, 7;\n")
+	case 6:
+		fmt.Fprintf(&b, "\tmov.u32 %%r10, %d;\n", r.Intn(40)-5)
+	case 7:
+		b.WriteString("\tmov.u32 %r10, %r4;\n")
+	case 8:
+		b.WriteString("\tadd.s32 %r10, %r1, %r3;\n")
+	default:
+		b.WriteString("\tmin.s32 %r10, %r1, 100;\n")
+	}
+	// The start (%r11).
+	switch r.Intn(7) {
+	case 0, 1:
+		b.WriteString("\tmov.u32 %r11, 0;\n")
+	case 2:
+		b.WriteString("\tmov.u32 %r11, %r3;\n")
+	case 3:
+		b.WriteString("\tmad.lo.s32 %r11, %r5, %r4, %r3;\n")
+	case 4:
+		b.WriteString("\tmov.u32 %r11, %r2;\n")
+	case 5:
+		b.WriteString("\tmov.u32 %r11, %r1;\n")
+	default:
+		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", r.Intn(20)-3)
+	}
+	// The step (%r12).
+	switch r.Intn(6) {
+	case 0, 1:
+		fmt.Fprintf(&b, "\tmov.u32 %%r12, %d;\n", []int{1, 1, 2, 4, 3, -1, -2}[r.Intn(7)])
+	case 2:
+		b.WriteString("\tmov.u32 %r12, %r4;\n")
+	case 3:
+		b.WriteString("\tmul.lo.s32 %r12, %r4, %r6;\n")
+	case 4:
+		b.WriteString("\tmov.u32 %r12, %r2;\n")
+	default:
+		b.WriteString("\tmov.u32 %r12, -1;\n")
+	}
+	cmps := []string{"lt", "le", "gt", "ge", "ne", "eq", "lo", "ls", "hi", "hs"}
+	cmp := cmps[r.Intn(len(cmps))]
+	ty := []string{"s32", "u32"}[r.Intn(2)]
+	if strings.HasPrefix(cmp, "l") && len(cmp) == 2 && (cmp == "lo" || cmp == "ls") || cmp == "hi" || cmp == "hs" {
+		ty = "u32"
+	}
+	guard := r.Intn(2) == 0
+	rotated := r.Intn(2) == 0
+	slot := r.Intn(4) == 0
+	wide := r.Intn(5) == 0
+	inner := r.Intn(3) == 0
+	if guard {
+		fmt.Fprintf(&b, "\tsetp.%s.%s %%p1, %%r11, %%r10;\n\t@!%%p1 bra $L_exit;\n", cmp, ty)
+	}
+	iv := "%r11"
+	if wide {
+		b.WriteString("\tcvt.u64.u32 %rd5, %r11;\n")
+	}
+	if slot {
+		b.WriteString("\tst.local.u32 [%SPL+8], %r11;\n")
+	}
+	b.WriteString("$L_head:\n")
+	load := func() {
+		switch {
+		case slot:
+			b.WriteString("\tld.local.u32 %r20, [%SPL+8];\n")
+			iv = "%r20"
+		case wide:
+			b.WriteString("\tcvt.u32.u64 %r20, %rd5;\n")
+			iv = "%r20"
+		}
+	}
+	test := func(reg string) {
+		fmt.Fprintf(&b, "\tsetp.%s.%s %%p2, %s, %%r10;\n\t@!%%p2 bra $L_exit;\n", cmp, ty, reg)
+	}
+	step := func() {
+		switch {
+		case slot:
+			b.WriteString("\tld.local.u32 %r21, [%SPL+8];\n\tadd.s32 %r21, %r21, %r12;\n\tst.local.u32 [%SPL+8], %r21;\n")
+		case wide:
+			b.WriteString("\tcvt.s64.s32 %rd6, %r12;\n\tadd.s64 %rd5, %rd5, %rd6;\n")
+		default:
+			b.WriteString("\tadd.s32 %r11, %r11, %r12;\n")
+		}
+	}
+	innerLoop := func() {
+		if !inner {
+			return
+		}
+		load()
+		// for (j = 0; j < i; j++) or j from i to n.
+		if r.Intn(2) == 0 {
+			fmt.Fprintf(&b, "\tmov.u32 %%r30, 0;\n\tmov.u32 %%r31, %s;\n", iv)
+		} else {
+			fmt.Fprintf(&b, "\tmov.u32 %%r30, %s;\n\tmov.u32 %%r31, %%r10;\n", iv)
+		}
+		b.WriteString("$L_inner:\n\tsetp.lt.s32 %p3, %r30, %r31;\n\t@!%p3 bra $L_innerexit;\n\tadd.s32 %r30, %r30, 1;\n\tbra.uni $L_inner;\n$L_innerexit:\n")
+	}
+	if rotated {
+		innerLoop()
+		step()
+		load()
+		test(iv)
+		b.WriteString("\tbra.uni $L_head;\n")
+	} else {
+		load()
+		test(iv)
+		innerLoop()
+		step()
+		b.WriteString("\tbra.uni $L_head;\n")
+	}
+	b.WriteString("$L_exit:\n\tret;\n}\n")
+	return b.String()
+}
+
+// executor runs a function's integer code for one thread on the
+// reference semantics, counting the header executions of every loop per
+// entry.
+type executor struct {
+	g       *cfg.Graph
+	fn      *isa.Func
+	sems    []*values.Sem
+	blockAt []*cfg.Block
+	loopAt  []int // header instruction -> loop index + 1
+	reg     map[string]int
+	inReg   [][]int // per instruction, per input: register index (-1)
+	outReg  [][]int
+	guard   []int
+	target  []int
+	vals    [][]uint64
+	ins     [][]uint64
+}
+
+func newExecutor(g *cfg.Graph) *executor {
+	n := len(g.Func.Instrs)
+	ex := &executor{g: g, fn: g.Func, reg: map[string]int{}, sems: make([]*values.Sem, n), blockAt: make([]*cfg.Block, n),
+		loopAt: make([]int, n), inReg: make([][]int, n), outReg: make([][]int, n), guard: make([]int, n), target: make([]int, n),
+		vals: make([][]uint64, n), ins: make([][]uint64, n)}
+	idx := func(r string) int {
+		if i, ok := ex.reg[r]; ok {
+			return i
+		}
+		ex.reg[r] = len(ex.reg)
+		return len(ex.reg) - 1
+	}
+	for i, in := range g.Func.Instrs {
+		s := values.DecodePTX(in)
+		ex.sems[i] = s
+		ex.vals[i] = make([]uint64, len(s.Nodes))
+		ex.ins[i] = make([]uint64, len(s.Ins))
+		for _, x := range s.Ins {
+			k := -1
+			if x.Kind == values.InReg {
+				k = idx(x.Name)
+			}
+			ex.inReg[i] = append(ex.inReg[i], k)
+		}
+		for _, o := range s.Outs {
+			k := -1
+			if o.Kind == values.OutReg {
+				k = idx(o.Name)
+			}
+			ex.outReg[i] = append(ex.outReg[i], k)
+		}
+		ex.guard[i] = -1
+		if in.Guard.Reg != "" {
+			ex.guard[i] = idx(in.Guard.Reg)
+		}
+		if in.Kind == isa.KindBranch {
+			ex.target[i] = g.Func.Labels[in.Targets[0]]
+		}
+	}
+	for _, b := range g.Blocks {
+		for _, in := range b.Instrs {
+			ex.blockAt[in.Index] = b
+		}
+	}
+	for li, l := range g.Loops {
+		ex.loopAt[l.Header.First] = li + 1
+	}
+	return ex
+}
+
+// run executes one thread; it returns, per loop, the largest number of
+// header executions in one entry, and whether an entry ran past maxSteps.
+func (ex *executor) run(l pass.Launch, tid [3]uint64, ctaid uint64) ([]int64, []bool) {
+	regs := make([]uint64, len(ex.reg))
+	mem := map[int64]byte{}
+	const frame = 0x1000
+	counts := make([]int64, len(ex.g.Loops))
+	capped := make([]bool, len(ex.g.Loops))
+	cur := make([]int64, len(ex.g.Loops))
+	special := map[string]uint64{
+		"tid.x": tid[0], "tid.y": tid[1], "tid.z": tid[2],
+		"ntid.x": uint64(l.Block[0]), "ntid.y": 1, "ntid.z": 1,
+		"ctaid.x": ctaid, "nctaid.x": uint64(l.Grid[0]), "nctaid.y": 1, "nctaid.z": 1,
+	}
+	args := func(x values.In) uint64 { return uint64(l.Args[x.Name]) >> (8 * uint(x.Off)) }
+	pc := 0
+	prev := -1
+	for steps := 0; pc < len(ex.fn.Instrs) && steps < 1<<18; steps++ {
+		if li := ex.loopAt[pc] - 1; li >= 0 {
+			lp := ex.g.Loops[li]
+			if prev >= 0 && lp.Contains(ex.blockAt[prev]) {
+				cur[li]++
+			} else {
+				cur[li] = 1
+			}
+			counts[li] = max(counts[li], cur[li])
+			if cur[li] > maxSteps {
+				capped[li] = true
+				return counts, capped
+			}
+		}
+		in := ex.fn.Instrs[pc]
+		prev = pc
+		if g := ex.guard[pc]; g >= 0 && (regs[g]&1 != 0) == in.Guard.Neg {
+			pc++
+			continue
+		}
+		switch in.Kind {
+		case isa.KindBranch:
+			pc = ex.target[pc]
+			continue
+		case isa.KindReturn, isa.KindExit:
+			return counts, capped
+		}
+		s := ex.sems[pc]
+		vals, ins := ex.vals[pc], ex.ins[pc]
+		for k, x := range s.Ins {
+			switch x.Kind {
+			case values.InReg:
+				ins[k] = regs[ex.inReg[pc][k]] & values.Mask(int(x.W))
+			case values.InSpecial:
+				ins[k] = special[x.Name]
+			case values.InParam:
+				ins[k] = args(x)
+			case values.InFrame:
+				ins[k] = frame
+			case values.InMem:
+				addr := x.Off
+				if x.Base >= 0 {
+					addr += int64(ins[x.Base])
+				}
+				var v uint64
+				for i := int64(0); i < int64(x.W)/8; i++ {
+					v |= uint64(mem[addr+i]) << (8 * uint(i))
+				}
+				ins[k] = v
+			}
+		}
+		var abuf [3]uint64
+		var wbuf [3]int
+		for i, n := range s.Nodes {
+			switch n.Code {
+			case values.Const:
+				vals[i] = n.Imm
+			case values.Input:
+				vals[i] = ins[n.Imm] & values.Mask(int(n.W))
+			default:
+				k := n.Code.Arity()
+				for j := 0; j < k; j++ {
+					abuf[j] = vals[n.Args[j]]
+					wbuf[j] = int(s.Nodes[n.Args[j]].W)
+				}
+				vals[i], _ = values.Apply(n.Code, int(n.W), abuf[:k], wbuf[:k])
+			}
+		}
+		for k, o := range s.Outs {
+			if o.Node < 0 {
+				continue
+			}
+			v := vals[o.Node]
+			switch o.Kind {
+			case values.OutReg:
+				if o.Signed {
+					v = uint64(values.Signed(v, int(o.W)))
+				}
+				regs[ex.outReg[pc][k]] = v
+			case values.OutMem:
+				addr := o.Off
+				if o.Base >= 0 {
+					addr += int64(ins[o.Base])
+				}
+				for i := int64(0); i < int64(o.W)/8; i++ {
+					mem[addr+i] = byte(v >> (8 * uint(i)))
+				}
+			}
+		}
+		pc++
+	}
+	return counts, capped
+}
