@@ -114,7 +114,7 @@ func Analyze(in Input) (*Result, error) {
 	j.Occupancy = OccupancyJSON{Lo: occ.Lo, Hi: occ.Hi, WarpsPerBlock: occ.Warps, Limiter: occ.Limiter,
 		LimitsLo: limitsJSON(occ.LoLimits), LimitsHi: limitsJSON(occ.HiLimits),
 		Regs: kin.Regs.String(), StaticSmem: kin.StaticSmem.String(), DynamicSmem: kin.DynamicSmem, Sources: notes,
-		Assumed: occ.Assumed, ArchSources: arch.Sources()}
+		Assumed: useTexts(occ.Assumed), ArchSources: arch.Sources()}
 	if in.Platform != nil {
 		p := in.Platform
 		j.Platform = &PlatformJSON{Name: p.Name, SMs: p.SMs, ClockMHz: p.ClockMHz, Source: p.Source}
@@ -155,7 +155,8 @@ func Analyze(in Input) (*Result, error) {
 		if j.Handshake != nil {
 			j.Persistent.HandshakeNS, j.Persistent.HandshakeKind = j.Handshake.MaxNS, j.Handshake.Kind
 		}
-		j.Assumptions, j.Exclusions = assumptions(in, occ, j)
+		j.Uses, j.Exclusions = assumptions(in, occ, j)
+		j.Assumptions = useTexts(j.Uses)
 		j.Exclusions = append(j.Exclusions, "the whole kernel: a persistent kernel runs until the host stops it")
 		return &Result{JSON: j}, nil
 	}
@@ -177,7 +178,8 @@ func Analyze(in Input) (*Result, error) {
 		}
 		j.Bounds = append(j.Bounds, pj)
 	}
-	j.Assumptions, j.Exclusions = assumptions(in, occ, j)
+	j.Uses, j.Exclusions = assumptions(in, occ, j)
+	j.Assumptions = useTexts(j.Uses)
 	j.Conditional = (j.Launch != nil && j.Launch.Kind != platform.KindBound) || (j.Dispatch != nil && j.Dispatch.Kind != platform.KindBound)
 	return &Result{JSON: j}, nil
 }

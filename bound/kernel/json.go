@@ -1,8 +1,7 @@
 package kernel
 
 import (
-	"fmt"
-
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
 
@@ -52,6 +51,10 @@ type JSON struct {
 	Conditional bool     `json:"conditional"`
 	Assumptions []string `json:"assumptions"`
 	Exclusions  []string `json:"exclusions"`
+	// Uses are Assumptions as entries of the assumptions ledger (the
+	// report numbers them; not in the JSON, whose assumptions are their
+	// texts).
+	Uses []assume.Use `json:"-"`
 
 	Persistent *PersistentJSON `json:"persistent,omitempty"`
 }
@@ -145,25 +148,21 @@ type PersistentJSON struct {
 }
 
 // assumptions returns the kernel-level assumptions and exclusions.
-func assumptions(in Input, occ *arch.Occupancy, j JSON) (as, ex []string) {
-	as = append(as,
-		"blocks of the grid are dispatched in grid order to free block slots: while a block of the grid waits, each of the occupancy's guaranteed slots of an SM that is free receives a block within the dispatch latency (work-conserving dispatch); at most occupancy-hi blocks are co-resident on one SM",
-		"the kernel runs alone on its SMs (no other kernel, no MPS co-tenancy, no preemption); the SMs share nothing the model times (memory is each SM's fixed-latency unit: no contention between SMs)",
-		"co-resident blocks of one SM share its issue slot and units exactly as the warps of one block do (the block model, docs/model.md); a block's own warps follow its own barriers",
-	)
+func assumptions(in Input, occ *arch.Occupancy, j JSON) (as []assume.Use, ex []string) {
+	as = append(as, assume.U(assume.GridDispatch), assume.U(assume.GridAlone), assume.U(assume.CoResident))
 	as = append(as, occ.Assumed...)
 	if in.Platform != nil {
-		as = append(as, fmt.Sprintf("the SM clock is fixed at %g MHz (platform %s)", in.Platform.ClockMHz, in.Platform.Name))
+		as = append(as, assume.Uf(assume.GridClock, "the SM clock is fixed at %g MHz (platform %s)", in.Platform.ClockMHz, in.Platform.Name))
 	} else if in.ClockMHz > 0 {
-		as = append(as, fmt.Sprintf("the SM clock is fixed at %g MHz (the hardware description's clock: no platform given)", in.ClockMHz))
+		as = append(as, assume.Uf(assume.GridClock, "the SM clock is fixed at %g MHz (the hardware description's clock: no platform given)", in.ClockMHz))
 	}
 	if j.Launch != nil {
-		as = append(as, fmt.Sprintf("launch overhead (host launch call to synchronisation return) at most %d ns: %s, %s", j.Launch.MaxNS, j.Launch.Kind, j.Launch.Source))
+		as = append(as, assume.Uf(assume.LaunchOverhead, "launch overhead (host launch call to synchronisation return) at most %d ns: %s, %s", j.Launch.MaxNS, j.Launch.Kind, j.Launch.Source))
 	} else {
 		ex = append(ex, "kernel launch overhead (host launch call to the first dispatch, and the last block's end to the synchronisation's return): the platform gives none, so the totals are device makespans only")
 	}
 	if j.Dispatch != nil {
-		as = append(as, fmt.Sprintf("a free block slot stays empty at most %d cycles while blocks wait: %s, %s", j.Dispatch.MaxCycles, j.Dispatch.Kind, j.Dispatch.Source))
+		as = append(as, assume.Uf(assume.DispatchLatency, "a free block slot stays empty at most %d cycles while blocks wait: %s, %s", j.Dispatch.MaxCycles, j.Dispatch.Kind, j.Dispatch.Source))
 	} else {
 		ex = append(ex, "per-block dispatch latency: the platform gives none, so the bounds take it as 0; each bound grows by at most dispatch_latency_coefficient cycles per cycle of dispatch latency")
 	}
@@ -193,4 +192,13 @@ type LowerJSON struct {
 	InitCycles   int64  `json:"init_cycles"`
 	LoadCycles   int64  `json:"block_load_cycles"`
 	LoopMinimum  string `json:"loop_minimum"`
+}
+
+// useTexts returns the statements of uses.
+func useTexts(us []assume.Use) []string {
+	out := make([]string, 0, len(us))
+	for _, u := range us {
+		out = append(out, u.Statement())
+	}
+	return out
 }

@@ -97,13 +97,10 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 
 	// 4.
 	p("## 4. Assumptions\n\n")
-	p("| # | Origin | Assumption | Checked or justified by |\n|---|---|---|---|\n")
+	p("The assumptions this run rests on, and only those: each is an entry of the assumptions ledger (docs/assumptions.md, under its ID), with this run's facts.\n\n")
+	p("| # | ID | Origin | Assumption | How to discharge it | Checked or justified by |\n|---|---|---|---|---|---|\n")
 	for _, a := range r.NumberedAssumptions {
-		id := a.ID
-		if a.Key != "" {
-			id += " (" + a.Key + ")"
-		}
-		p("| %s | %s | %s | %s |\n", id, a.Origin, cell(a.Text), cell(a.Basis))
+		p("| %s | %s | %s | %s | %s | %s |\n", a.ID, orNone(code(a.Key)), a.Origin, cell(a.Text), orNone(cell(a.Discharge)), cell(a.Basis))
 	}
 	b.WriteString("\n")
 

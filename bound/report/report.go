@@ -145,15 +145,19 @@ type ScopeKernel struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// Assumption is a numbered assumption.
+// Assumption is a numbered assumption: an entry of the assumptions
+// ledger (package cfg/assume, docs/assumptions.md) that this run rests on.
 type Assumption struct {
-	ID string `json:"id"` // "A1", ...
-	// Key is the stable identifier of an assumption that depends on the
-	// inputs (KeyArchMismatch, …); empty for the fixed ones.
+	ID string `json:"id"` // "A1", ... (the position in this report)
+	// Key is the entry's stable ledger ID (A-BLOCK-ALONE, …), the same in
+	// every report.
 	Key    string `json:"key,omitempty"`
-	Origin string `json:"origin"` // "analysis", "hardware", "model" or "environment"
-	Text   string `json:"text"`
-	Basis  string `json:"basis"` // where it is checked or justified
+	Origin string `json:"origin"` // the ledger's origin: analysis, hardware, input, model, environment, kernel-level, prem
+	Text   string `json:"text"`   // the statement, with this run's facts
+	Basis  string `json:"basis"`  // where it is checked or justified
+	// Discharge says what the user must show, or which setting removes
+	// the assumption.
+	Discharge string `json:"discharge,omitempty"`
 }
 
 // Summary is the outcome of the run.

@@ -23,6 +23,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/bound/taskmodel"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
@@ -78,28 +79,14 @@ to gpuwcet bound, which bounds the traced execution.`,
 	}
 }
 
-// analyzeAssumptions are the numbered assumptions every analyze report
-// states (wcet-conventions.md §4.2 item 4).
-var analyzeAssumptions = []string{
-	"the thread block runs alone on one SM (no other block, no preemption, no MPS co-tenancy)",
-	"one instruction issued per cycle per SM by a work-conserving scheduler (GTO, LRR or any other)",
-	"the hardware description's units: FIFO, initiation interval >= 1, fixed latency; memory is a unit with fixed latency (no cache, no contention)",
-	"no instruction-cache misses",
-	"predicated-off instructions are issued and timed like executed ones",
-	"bar.sync/bar.red end a section; every warp of the block reaches the same sequence of barriers, and a uniform branch that decides a barrier evaluates identically across the block (CUDA's rule for __syncthreads)",
-	"loop bounds: derived from the code at the given launch configuration, or annotated in the facts file (trusted)",
-	"device calls inlined per call context; an inlined ret is timed as the ret it replaces",
-	"the paper's GUB (ECRTS 2025, reported by `gpuwcet bound`) is not given: it is defined for one known path per warp, not for a maximum over paths",
-}
-
 // pipelineAssumption states how the description's [pipeline] table is
 // applied on every path (docs/model.md, "Static multi-path analysis").
-func pipelineAssumption(p hwdesc.Pipeline) string {
+func pipelineAssumption(p hwdesc.Pipeline) assume.Use {
 	wait := p.BranchWait
 	if wait == "" {
 		wait = hwdesc.BranchWaitNone
 	}
-	return fmt.Sprintf("pipeline: overhead %d cycles on every result; branch_wait %s on the edges of the warp-level graph that redirect the warp (a resume edge redirecting after an ordinary instruction is charged as a taken branch); ret_issues %v; barrier_issues %v", p.Overhead, wait, p.RetIssues, p.BarrierIssues)
+	return assume.Uf(assume.Pipeline, "pipeline: overhead %d cycles on every result; branch_wait %s on the edges of the warp-level graph that redirect the warp (a resume edge redirecting after an ordinary instruction is charged as a taken branch); ret_issues %v; barrier_issues %v", p.Overhead, wait, p.RetIssues, p.BarrierIssues)
 }
 
 // analyzeOutputs are the report files analyze writes, by flag and format.
@@ -126,8 +113,7 @@ func analyzeAction(c *cli.Context) error {
 	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: []report.Input{},
 		Kernels: []report.Kernel{}, Errors: []string{}, Diagnostics: []report.Diagnostic{}}
 	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions, Kernels: []report.ScopeKernel{}}
-	assumptions := slices.Clone(analyzeAssumptions)
-	j.Assumptions, j.NumberedAssumptions = assumptions, numberedAssumptions(assumptions, nil)
+	j.SetAssumptions(assume.EveryAnalyze())
 	var text bytes.Buffer
 	code, msgs, err := analyzeRun(c, j, &text)
 	if fp := c.String("compare"); err == nil && fp != "" {
@@ -245,8 +231,8 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 	}
 	j.HW = report.HW{Name: hw.Name, Version: hw.Version, SHA256: hw.Hash(), ClockMHz: hw.ClockMHz, Description: hw.Description, Arch: hw.Arch, Source: hw.Source}
 	j.Clock = report.Clock{MHz: hw.ClockMHz, Source: fmt.Sprintf("clock_mhz of the hardware description %s; used only to convert cycles to ns", hw.Name)}
-	assumptions := append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
-	j.Assumptions, j.NumberedAssumptions = assumptions, numberedAssumptions(assumptions, nil)
+	uses := analyzeUses(hw)
+	j.SetAssumptions(uses)
 	launch, err := launchFromFlags(c)
 	if err != nil {
 		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
@@ -311,16 +297,14 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 	// which the driver does not fix: sort the lines for a stable output.
 	var diags []string
 	var rdiags []report.Diagnostic
-	var inputAssumptions []report.Assumption // assumptions the inputs add (keyed)
-	errorDiag := map[string]bool{}           // kernels with an error diagnostic
-	errorMsgs := map[string][]string{}       // their messages, printed on standard error
+	errorDiag := map[string]bool{}     // kernels with an error diagnostic
+	errorMsgs := map[string][]string{} // their messages, printed on standard error
 	for _, d := range res.Diagnostics() {
 		if d.Category == "divergent-branch" {
 			continue // listed in the report
 		}
 		if d.Category == pass.CategoryArchMismatch {
-			inputAssumptions = append(inputAssumptions, report.Assumption{Key: report.KeyArchMismatch, Origin: "input", Text: d.Message,
-				Basis: "not checked by the tool: analyse the listing built for the description's architecture, or use a description of the listing's (docs/hwdesc.md, \"Choosing a description\")"})
+			uses = append(uses, assume.Use{ID: assume.ArchMismatch, Text: d.Message})
 		}
 		diags = append(diags, diagLine(file.Fset, d))
 		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
@@ -341,24 +325,19 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 		fmt.Fprint(c.App.ErrWriter, d)
 	}
 
-	if a, ok := defaultUnitAssumption(hw, res); ok {
-		inputAssumptions = append(inputAssumptions, a)
+	if u, ok := defaultUnitAssumption(hw, res); ok {
+		uses = append(uses, u)
 	}
 	if hw.Base != "" {
 		over := "no unit, rule or timing key"
 		if len(hw.Overrides) > 0 {
 			over = strings.Join(hw.Overrides, "; ")
 		}
-		inputAssumptions = append(inputAssumptions, report.Assumption{Key: report.KeyHWOverride, Origin: "hardware",
-			Text:  fmt.Sprintf("hardware description %s extends %s (sha256 %s) and overrides: %s", hw.Name, hw.Base, hw.BaseSHA256, over),
-			Basis: "not checked by the tool: each overridden number and route against the source its description states (docs/hwdesc.md, \"Extending a description\")"})
+		uses = append(uses, assume.Uf(assume.HWOverride, "hardware description %s extends %s (sha256 %s) and overrides: %s", hw.Name, hw.Base, hw.BaseSHA256, over))
 	}
-	assumptions = append(slices.Clone(analyzeAssumptions), pipelineAssumption(hw.Pipeline))
-	for _, a := range inputAssumptions {
-		assumptions = append(assumptions, a.Text)
+	if file.Dialect == isa.DialectPTX {
+		uses = append(uses, assume.U(assume.PTXAsExecuted))
 	}
-	j.Assumptions = assumptions
-	j.NumberedAssumptions = numberedAssumptions(assumptions[:len(assumptions)-len(inputAssumptions)], inputAssumptions)
 	code := ExitOK
 	var msgs []string
 	for _, fn := range res.Funcs {
@@ -462,7 +441,8 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			}
 		}
 	}
-	addKernelAssumptions(j)
+	uses = append(uses, kernelUses(j)...)
+	j.SetAssumptions(uses)
 	sortDiagnostics(rdiags)
 	j.Diagnostics = append([]report.Diagnostic{}, rdiags...)
 	return code, msgs, nil
@@ -578,42 +558,10 @@ var analyzeExclusions = []string{
 	"memory interference beyond the model: caches, contention with other SMs or engines, DRAM refresh (memory is a unit with the description's fixed latency)",
 }
 
-// analyzeAssumptionBasis says, for each of analyzeAssumptions (in order)
-// and the pipeline assumption after them, where it is checked or
-// justified.
-var analyzeAssumptionBasis = []string{
-	"not checked by the tool: the integrator ensures an exclusive SM (docs/model.md, \"The reference model\")",
-	"docs/model.md, \"The bound and its proof\": the bound holds for every work-conserving policy",
-	"the hardware description (its SHA-256 in item 1), validated by gpuwcet hw check (docs/hwdesc.md)",
-	"not checked: assumption 4 of ECRTS 2025 (docs/model.md, \"The bound and its proof\")",
-	"docs/model.md, \"Guards\": no guard is evaluated, as in GPGPU-Sim",
-	"checked by the barrier-uniformity analysis (barrier-divergence diagnostics); warp-uniform loads are trusted (docs/model.md, \"Known gaps of the static analysis\")",
-	"derived bounds: the loops pass (item 6); annotated bounds are trusted and listed for review (item 8; docs/facts.md)",
-	"docs/model.md, \"Device calls\"",
-	"docs/model.md, \"Known gaps of the static analysis\"",
-	"the hardware description's [pipeline] table; docs/model.md, \"Pipeline options on every path\"",
-}
-
-// modelAssumptions are the fixed assumptions of the reference timing model
-// (docs/model.md, "The reference model") not already stated by the
-// analysis, and those on the environment that no tool can check.
-var modelAssumptions = []report.Assumption{
-	{Origin: "model", Text: "one SM with one warp scheduler: no sub-cores, no dual issue", Basis: "docs/model.md, \"The reference model\" (Issue)"},
-	{Origin: "model", Text: "a warp issues in program order; an instruction waits for the pending writes of every register and predicate it reads or writes (scoreboard, RAW and WAW); registers are per warp", Basis: "docs/model.md, \"The reference model\" (Issue)"},
-	{Origin: "model", Text: "issue does not wait for the unit: the instruction joins its resource's FIFO, starts at max(issue, resource free), and its destinations are ready at start + init + lat + overhead (latency fully pipelined after the initiation)", Basis: "docs/model.md, \"The reference model\" (Units and resources)"},
-	{Origin: "model", Text: "every destination of an instruction is written with the same ready time", Basis: "docs/model.md, \"The reference model\" (Multiple destinations)"},
-	{Origin: "model", Text: "a warp ends when its last result is ready; ret and exit issue nothing unless ret_issues is set", Basis: "docs/model.md, \"The reference model\" (End)"},
-	{Origin: "model", Text: "barrier flavours other than bar.sync/bar.red (bar.arrive, bar.warp.sync) are ordinary instructions routed by the description", Basis: "docs/model.md, \"The reference model\" (Barriers)"},
-	{Origin: "model", Text: "an opcode that no rule of the description matches is an error unless the description has a default_unit; the instructions timed on a default unit are listed among these assumptions (A-DEFAULT-UNIT), and --strict makes them errors", Basis: "docs/model.md, \"The reference model\"; unsupported-opcode and default-unit diagnostics"},
-	{Origin: "environment", Text: "the SM clock is fixed at the stated clock (no DVFS, no thermal throttling); the clock only converts cycles to ns", Basis: "not checked by the tool: the integrator fixes the clocks"},
-	{Origin: "environment", Text: "no ECC replay, page fault, unified-memory migration or other memory event beyond the description's fixed latencies", Basis: "not checked by the tool: the integrator's configuration (pinned, resident memory)"},
-	{Origin: "environment", Text: "the kernel runs with the launch configuration of item 2 and the listing of item 2 (the binary built from it)", Basis: "the SHA-256 of item 2; not checked against the deployed binary"},
-}
-
 // defaultUnitAssumption states, when the analysis timed instructions on
 // the description's default unit, which opcodes and how many
 // instructions (over the kernels bounded).
-func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (report.Assumption, bool) {
+func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (assume.Use, bool) {
 	counts := map[string]int{}
 	for _, fn := range res.Funcs {
 		if act := res.Get(static.Analyzer, fn); act != nil && act.Err == nil {
@@ -623,7 +571,7 @@ func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (report.Assumptio
 		}
 	}
 	if len(counts) == 0 {
-		return report.Assumption{}, false
+		return assume.Use{}, false
 	}
 	var list []string
 	total := 0
@@ -631,32 +579,40 @@ func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (report.Assumptio
 		list = append(list, fmt.Sprintf("%s ×%d", op, counts[op]))
 		total += counts[op]
 	}
-	return report.Assumption{Key: report.KeyDefaultUnit, Origin: "hardware",
-		Text:  fmt.Sprintf("%d instruction(s) whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s", total, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")),
-		Basis: "the description's default_unit (docs/hwdesc.md); not checked: confirm each opcode's timing or add a rule (an extending description), and analyse with --strict to refuse defaults (docs/decisions.md, \"Default units\")"}, true
+	return assume.Uf(assume.DefaultUnit, "%d instruction(s) whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s", total, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")), true
 }
 
-// numberedAssumptions numbers the analysis's assumptions (A1.., in the
-// order of the version-1 list), then those the inputs add (keyed), then
-// the model's and the environment's.
-func numberedAssumptions(analysis []string, inputs []report.Assumption) []report.Assumption {
-	var out []report.Assumption
-	for i, a := range analysis {
-		origin, basis := "analysis", ""
-		if i < len(analyzeAssumptionBasis) {
-			basis = analyzeAssumptionBasis[i]
+// analyzeUses are the assumptions of every analyze run with description
+// hw: the ledger's fixed ones, the pipeline's in hw's numbers.
+func analyzeUses(hw *hwdesc.Desc) []assume.Use {
+	uses := assume.EveryAnalyze()
+	for i, u := range uses {
+		if u.ID == assume.Pipeline {
+			uses[i] = pipelineAssumption(hw.Pipeline)
 		}
-		if i == len(analysis)-1 {
-			origin = "hardware" // the pipeline assumption
+	}
+	return uses
+}
+
+// kernelUses returns the assumptions the bounded kernels of r add: an
+// annotated loop bound, a release point, inlined calls, and the kernel
+// level's (with --grid).
+func kernelUses(r *report.Report) []assume.Use {
+	var uses []assume.Use
+	for _, k := range r.Kernels {
+		for _, l := range k.Loops {
+			switch l.Source {
+			case "annotated":
+				uses = append(uses, assume.U(assume.LoopAnnotated))
+			case "release":
+				uses = append(uses, assume.U(assume.ReleaseTrigger))
+			}
 		}
-		out = append(out, report.Assumption{Origin: origin, Text: a, Basis: basis})
+		if k.Inlined {
+			uses = append(uses, assume.U(assume.InlinedCalls))
+		}
 	}
-	out = append(out, inputs...)
-	out = append(out, modelAssumptions...)
-	for i := range out {
-		out[i].ID = fmt.Sprintf("A%d", i+1)
-	}
-	return out
+	return append(uses, kernelLevelUses(r)...)
 }
 
 // readBuildInfo is debug.ReadBuildInfo; tests fix it so that goldens do

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/bound/report"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 )
 
 // Goldens must not depend on the Go toolchain that runs the tests.
@@ -184,17 +185,7 @@ func checkJSONReport(t *testing.T, data []byte, tc reportCase) *report.Report {
 	if r.HW.SHA256 == "" || r.Clock.MHz != r.HW.ClockMHz || r.Scope.Unit == "" || len(r.Scope.Exclusions) == 0 {
 		t.Errorf("hw/clock/scope incomplete: %+v %+v %+v", r.HW, r.Clock, r.Scope)
 	}
-	if len(r.NumberedAssumptions) != len(r.Assumptions)+len(modelAssumptions) {
-		t.Errorf("%d numbered assumptions, want %d", len(r.NumberedAssumptions), len(r.Assumptions)+len(modelAssumptions))
-	}
-	for i, a := range r.NumberedAssumptions {
-		if a.ID != fmt.Sprintf("A%d", i+1) || a.Text == "" || a.Basis == "" || a.Origin == "" {
-			t.Errorf("assumption %d: %+v", i, a)
-		}
-		if i < len(r.Assumptions) && a.Text != r.Assumptions[i] {
-			t.Errorf("A%d is not assumptions[%d]", i+1, i)
-		}
-	}
+	checkAssumptions(t, r)
 	if r.Summary.ExitCode != tc.code || r.Summary.Kernels != len(r.Scope.Kernels) || r.Summary.Bounded != len(r.Kernels) {
 		t.Errorf("summary %+v (exit %d, %d kernels, %d bounded)", r.Summary, tc.code, len(r.Scope.Kernels), len(r.Kernels))
 	}
@@ -426,3 +417,38 @@ func checkJUnit(t *testing.T, data []byte, r *report.Report, tc reportCase) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// checkAssumptions checks a report's assumptions against the ledger:
+// numbered in order, each a ledger entry with its origin, basis and
+// discharge, in ledger order; every assumption of every analyze run
+// present; the version-1 list the texts of the analysis's, hardware's
+// and inputs' ones.
+func checkAssumptions(t *testing.T, r *report.Report) {
+	t.Helper()
+	rank := -1
+	keys := map[string]bool{}
+	var v1 []string
+	for i, a := range r.NumberedAssumptions {
+		e, ok := assume.Get(a.Key)
+		if a.ID != fmt.Sprintf("A%d", i+1) || a.Text == "" || !ok || a.Origin != e.Origin || a.Basis != e.Basis || a.Discharge != e.Discharge {
+			t.Errorf("assumption %d: %+v", i, a)
+		}
+		if assume.Rank(a.Key) < rank {
+			t.Errorf("%s (%s) is out of ledger order", a.ID, a.Key)
+		}
+		rank = assume.Rank(a.Key)
+		keys[a.Key] = true
+		switch a.Origin {
+		case assume.OriginAnalysis, assume.OriginHardware, assume.OriginInput:
+			v1 = append(v1, a.Text)
+		}
+	}
+	for _, u := range assume.EveryAnalyze() {
+		if !keys[u.ID] {
+			t.Errorf("no %s", u.ID)
+		}
+	}
+	if !slices.Equal(v1, r.Assumptions) {
+		t.Errorf("assumptions %q, want the texts %q", r.Assumptions, v1)
+	}
+}

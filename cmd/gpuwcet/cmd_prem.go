@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -74,17 +75,6 @@ schedule names the same files.`,
 	}
 }
 
-// premAssumptions are the numbered assumptions of every PREM check.
-var premAssumptions = []report.Assumption{
-	{Origin: "analysis", Text: "the phase bounds hold in isolation: they are valid under the schedule only if no two participants' memory phases overlap (C5)", Basis: "C5; docs/prem.md, \"Semantics\""},
-	{Origin: "analysis", Text: "not-before release: a triggered phase starts at max(trigger, end of its predecessor) + J (J + r for a trigger off the timer's grid); an untriggered phase starts when its predecessor ends", Basis: "docs/prem.md, \"Semantics\"; C9"},
-	{Origin: "analysis", Text: "release_jitter_ns bounds the delay from a trigger to the phase start (the spin's exit and the barrier); a release point's loop is bounded by 2 iterations from its trigger", Basis: "the schedule's platform table; docs/prem.md, \"Release points\""},
-	{Origin: "analysis", Text: "bounds given in the schedule ([[bound]]) are trusted as given; analysis bounds are one block in isolation, in cycles converted at clock_hz rounding up (N3)", Basis: "C2; item 8"},
-	{Origin: "environment", Text: "clock_hz is the lowest SM clock during the run (clocks pinned)", Basis: "not checked by the tool"},
-	{Origin: "environment", Text: "the warm-up tiles are outside the PREM guarantee; their bound under contention is assumed when given", Basis: "C7"},
-	{Origin: "environment", Text: "the blocks are placed on the SMs by the hardware; C1 shows that they can all be resident, not where", Basis: "C1"},
-}
-
 // premCheckRules maps a check to the schedule key its diagnostic points at.
 var premCheckKeys = map[string]string{
 	"C1": "platform.sms", "C2": "bound[0]", "C3": "schedule.hyperperiod_ns", "C4": "schedule", "C5": "schedule.pf_offset_ns",
@@ -130,11 +120,7 @@ func premCheckAction(c *cli.Context) error {
 	format := c.String("format")
 	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: []report.Input{},
 		Assumptions: []string{}, Kernels: []report.Kernel{}, Errors: []string{}, Diagnostics: []report.Diagnostic{}}
-	for i, a := range premAssumptions {
-		a.ID = fmt.Sprintf("A%d", i+1)
-		j.NumberedAssumptions = append(j.NumberedAssumptions, a)
-		j.Assumptions = append(j.Assumptions, a.Text)
-	}
+	j.SetAssumptions(assume.EveryPREM())
 	j.Scope = report.Scope{Unit: premUnit, Exclusions: premExclusions, Kernels: []report.ScopeKernel{}}
 	var text bytes.Buffer
 	run, err := premRun(c, j, &text)

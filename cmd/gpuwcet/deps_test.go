@@ -19,7 +19,7 @@ import (
 // Modelled on go/build's deps_test.go.
 var depsLayers = [][]string{
 	// 0: the IR and the data every stage reads.
-	{"cfg/isa", "cfg/txtar", "cfg/input", "hwdesc", "hwdesc/arch", "hwdesc/platform"},
+	{"cfg/isa", "cfg/txtar", "cfg/input", "cfg/assume", "hwdesc", "hwdesc/arch", "hwdesc/platform"},
 	// 1: listings and the pass framework.
 	{"cfg/ptx", "cfg/sass", "cfg/trace", "cfg/load", "cfg/pass", "cfg/cfgtest"},
 	// 2: control-flow graphs.
@@ -41,7 +41,7 @@ var depsLayers = [][]string{
 // sameStage lists the imports allowed between packages of one stage.
 var sameStage = map[string][]string{
 	"hwdesc":             {"cfg/input"},
-	"hwdesc/arch":        {"hwdesc"},
+	"hwdesc/arch":        {"hwdesc", "cfg/assume"},
 	"hwdesc/platform":    {"cfg/input", "hwdesc", "hwdesc/arch"},
 	"cfg/load":           {"cfg/ptx", "cfg/sass", "cfg/trace"},
 	"cfg/trace":          {"cfg/ptx"},

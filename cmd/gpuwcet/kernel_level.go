@@ -11,6 +11,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
@@ -201,30 +202,23 @@ func writeLowerText(w *bytes.Buffer, l *kernel.LowerJSON, rep *static.Report) {
 	fmt.Fprintf(w, ": shortest warp %d, block issues %d, busiest resource %d (no interference, loops at their minimum)\n", l.WarpCycles, l.IssuedCycles, l.InitCycles)
 }
 
-// addKernelAssumptions numbers the kernel-level assumptions of the
-// report's kernels after the block's (each once), and widens the scope's
-// unit when a kernel level was computed.
-func addKernelAssumptions(r *report.Report) {
-	seen := map[string]bool{}
+// kernelLevelUses returns the kernel-level assumptions of the report's
+// kernels, and widens the scope's unit when a kernel level was computed.
+func kernelLevelUses(r *report.Report) []assume.Use {
+	var uses []assume.Use
 	grid := false
 	for _, k := range r.Kernels {
 		j := k.KernelLevel
-		if j == nil || j.Status != kernel.StatusBounded {
+		if j == nil || j.Status == kernel.StatusNotComputed {
 			continue
 		}
-		grid = true
-		for _, a := range j.Assumptions {
-			if seen[a] {
-				continue
-			}
-			seen[a] = true
-			r.NumberedAssumptions = append(r.NumberedAssumptions, report.Assumption{ID: fmt.Sprintf("A%d", len(r.NumberedAssumptions)+1),
-				Origin: "kernel-level", Text: a, Basis: "docs/model.md, \"Kernel-level bound\"; docs/kernel.md (occupancy, platform files)"})
-		}
+		uses = append(uses, j.Uses...) // a persistent kernel's per-item bound rests on them too
+		grid = grid || j.Status == kernel.StatusBounded
 	}
 	if grid {
 		r.Scope.Unit += "; with --grid, also the whole grid on k = 1 … N SMs, from the first possible block dispatch to the readiness of the last result (kernels[].kernel_level)"
 	}
+	return uses
 }
 
 // persistentOf returns the positions of a persistent kernel's item loops

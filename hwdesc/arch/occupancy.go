@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 )
 
 // Range is an integer known only to lie in [Lo, Hi] (Lo == Hi: known).
@@ -78,8 +80,9 @@ type Occupancy struct {
 	// allocated to one block (at the largest resources).
 	RegsPerBlock int
 	SmemPerBlock int64
-	// Assumed lists what the occupancy assumes beyond the inputs.
-	Assumed []string
+	// Assumed lists what the occupancy assumes beyond the inputs
+	// (entries of the assumptions ledger, in the run's words).
+	Assumed []assume.Use
 }
 
 // CheckLaunch checks the launch dimensions against the architecture's
@@ -169,19 +172,19 @@ func (a *Arch) Occupancy(k Kernel) (*Occupancy, error) {
 	o.RegsPerBlock = int(roundUp(regsHi*WarpSize, int64(a.RegAllocUnit))) * o.Warps
 	o.SmemPerBlock = roundUp(smemHi+a.SmemReservedPerBlock, a.SmemAllocUnit)
 	if a.PartitionedGC {
-		o.Assumed = append(o.Assumed, fmt.Sprintf("%s has partitioned global caching (global loads cached in L1, -Xptxas -dlcm=ca), which gives a block half the SM's warps and registers: the guaranteed occupancy assumes it on, the largest off", a.Name))
+		o.Assumed = append(o.Assumed, assume.Uf(assume.OccPartitionedGC, "%s has partitioned global caching (global loads cached in L1, -Xptxas -dlcm=ca), which gives a block half the SM's warps and registers: the guaranteed occupancy assumes it on, the largest off", a.Name))
 	}
 	if o.Lo == 0 {
 		// Unknown registers or shared memory at their largest would not
 		// fit; a kernel that launches has at least one block per SM.
 		o.Lo = 1
-		o.Assumed = append(o.Assumed, fmt.Sprintf("the launch succeeds, so at least one block fits on an SM (at %s registers per thread and %d bytes of shared memory none would)", Exact(regsHi), smemHi))
+		o.Assumed = append(o.Assumed, assume.Uf(assume.OccLaunches, "the launch succeeds, so at least one block fits on an SM (at %s registers per thread and %d bytes of shared memory none would)", Exact(regsHi), smemHi))
 	}
 	if need > a.SmemPerBlock {
-		o.Assumed = append(o.Assumed, fmt.Sprintf("the kernel opts in to more than %d bytes of shared memory per block (cudaFuncAttributeMaxDynamicSharedMemorySize)", a.SmemPerBlock))
+		o.Assumed = append(o.Assumed, assume.Uf(assume.OccSmemOptIn, "the kernel opts in to more than %d bytes of shared memory per block (cudaFuncAttributeMaxDynamicSharedMemorySize)", a.SmemPerBlock))
 	}
 	if a.Major() >= 7 && (k.StaticSmem.Hi+k.DynamicSmem+a.SmemReservedPerBlock) > 0 {
-		o.Assumed = append(o.Assumed, fmt.Sprintf("the L1/shared-memory carve-out gives the SM its largest shared memory, %d bytes (guaranteed by cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared)); a smaller carve-out can lower the occupancy", a.SmemPerSM))
+		o.Assumed = append(o.Assumed, assume.Uf(assume.OccCarveout, "the L1/shared-memory carve-out gives the SM its largest shared memory, %d bytes (guaranteed by cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared)); a smaller carve-out can lower the occupancy", a.SmemPerSM))
 	}
 	return o, nil
 }

@@ -1,0 +1,298 @@
+package assume
+
+// IDs of the ledger, for the code that names them.
+const (
+	BlockAlone        = "A-BLOCK-ALONE"
+	WorkConserving    = "A-WORK-CONSERVING"
+	UnitTimings       = "A-UNIT-TIMINGS"
+	MemFixedLatency   = "A-MEM-FIXED-LATENCY"
+	NoICacheMiss      = "A-NO-ICACHE-MISS"
+	GuardedTimed      = "A-GUARDED-TIMED"
+	BarrierUniform    = "A-BARRIER-UNIFORM"
+	LaunchConfig      = "A-LAUNCH-CONFIG"
+	LoopAnnotated     = "A-LOOP-ANNOTATED"
+	ReleaseTrigger    = "A-RELEASE-TRIGGER"
+	InlinedCalls      = "A-INLINED-CALLS"
+	NoGUB             = "A-NO-GUB"
+	Pipeline          = "A-PIPELINE"
+	PTXAsExecuted     = "A-PTX-AS-EXECUTED"
+	ArchMismatch      = "A-ARCH-MISMATCH"
+	DefaultUnit       = "A-DEFAULT-UNIT"
+	HWOverride        = "A-HW-OVERRIDE"
+	OneScheduler      = "A-ONE-SCHEDULER"
+	InOrderScoreboard = "A-IN-ORDER-SCOREBOARD"
+	UnitFIFO          = "A-UNIT-FIFO"
+	SameReady         = "A-SAME-READY"
+	WarpEnd           = "A-WARP-END"
+	OtherBarriers     = "A-OTHER-BARRIERS"
+	UnroutedOpcode    = "A-UNROUTED-OPCODE"
+	ClockFixed        = "A-CLOCK-FIXED"
+	NoMemoryEvents    = "A-NO-MEMORY-EVENTS"
+	BinaryMatches     = "A-BINARY-MATCHES"
+
+	GridDispatch     = "A-GRID-DISPATCH"
+	GridAlone        = "A-GRID-ALONE"
+	CoResident       = "A-CORESIDENT-SHARING"
+	OccPartitionedGC = "A-OCC-PARTITIONED-GC"
+	OccLaunches      = "A-OCC-LAUNCH-SUCCEEDS"
+	OccSmemOptIn     = "A-OCC-SMEM-OPT-IN"
+	OccCarveout      = "A-OCC-CARVEOUT"
+	GridClock        = "A-GRID-CLOCK"
+	LaunchOverhead   = "A-LAUNCH-OVERHEAD"
+	DispatchLatency  = "A-DISPATCH-LATENCY"
+	PremIsolation    = "A-PREM-ISOLATION"
+	PremRelease      = "A-PREM-RELEASE"
+	PremJitter       = "A-PREM-JITTER"
+	PremGivenBounds  = "A-PREM-GIVEN-BOUNDS"
+	PremClock        = "A-PREM-CLOCK"
+	PremWarmup       = "A-PREM-WARMUP"
+	PremPlacement    = "A-PREM-PLACEMENT"
+)
+
+// When and Basis phrases shared by several entries.
+const (
+	everyAnalyze      = "every analyze report"
+	everyPREM         = "every prem check report"
+	withGrid          = "analyze with --grid (kernel-level bound)"
+	notChecked        = "not checked by the tool"
+	modelRef          = "docs/model.md, \"The reference model\""
+	staticGapsRef     = "docs/model.md, \"Known gaps of the static analysis\""
+	kernelRef         = "docs/model.md, \"Kernel-level bound\"; docs/kernel.md"
+	premSemanticsRef  = "docs/prem.md, \"Semantics\""
+	hwdescChoosingRef = "docs/hwdesc.md, \"Choosing a description for real hardware\""
+)
+
+// ledger is the list of assumptions, in report order: the analysis's,
+// the hardware's and the inputs', the model's, the environment's, then
+// the kernel level's and PREM's.
+var ledger = []Entry{
+	// The analysis.
+	{ID: BlockAlone, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "the thread block runs alone on one SM (no other block, no preemption, no MPS co-tenancy)",
+		Reason:    "the block bound (ECRTS 2025) charges the interference of the block's own warps only; other blocks, kernels or contexts on the SM are not modelled",
+		Discharge: "run the kernel with one resident block per SM and an exclusive GPU (exclusive-process compute mode, no MPS, no concurrent kernels or graphics, no debugger); for the blocks of one kernel sharing SMs use the kernel-level bound (--grid)",
+		Basis:     notChecked + ": the integrator ensures an exclusive SM (docs/model.md, \"The reference model\")"},
+	{ID: WorkConserving, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "one instruction issued per cycle per SM by a work-conserving scheduler (GTO, LRR or any other)",
+		Reason:    "the bound is proved for every work-conserving policy, so the scheduler's policy need not be known",
+		Discharge: "nothing for a work-conserving warp scheduler; a scheduler that idles while a warp is eligible (throttling, a debugger) invalidates the bound",
+		Basis:     "docs/model.md, \"The bound and its proof\": the bound holds for every work-conserving policy"},
+	{ID: UnitTimings, Origin: OriginHardware, When: everyAnalyze,
+		Statement: "the hardware description's units: FIFO, initiation interval >= 1, fixed latency per opcode as the description routes it",
+		Reason:    "the timing model is parameterised by the description; its numbers come from a simulator configuration or published figures, not from the silicon",
+		Discharge: "show that each unit's initiation interval and latency bound the hardware's (microbenchmarks of the deployed GPU at the deployed clocks), or use a description validated that way; gpuwcet hw check validates the file's consistency only",
+		Basis:     "the hardware description (its SHA-256 in item 1), validated by gpuwcet hw check (docs/hwdesc.md)"},
+	{ID: MemFixedLatency, Origin: OriginHardware, When: everyAnalyze,
+		Statement: "memory is a unit with a fixed latency: no cache hit or miss, no contention with other SMs, copy engines or the CPU, no DRAM refresh",
+		Reason:    "the model has no cache and no memory system beyond the description's latencies (the ECRTS 2025 model)",
+		Discharge: "choose memory latencies that bound the worst access of the deployed system under its contention (a description for the worst miss and the worst contention, docs/hwdesc.md), or guarantee the memory is not contended (PREM schedules: gpuwcet prem check)",
+		Basis:     notChecked + ": " + hwdescChoosingRef},
+	{ID: NoICacheMiss, Origin: OriginHardware, When: everyAnalyze,
+		Statement: "no instruction-cache misses",
+		Reason:    "instruction fetch is not modelled (assumption 4 of ECRTS 2025)",
+		Discharge: "show that the kernel's code fits the instruction cache and is warm (a warm-up launch), or add the fetch cost to the description's latencies",
+		Basis:     notChecked + ": assumption 4 of ECRTS 2025 (docs/model.md, \"The bound and its proof\")"},
+	{ID: GuardedTimed, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "predicated-off instructions are issued and timed like executed ones",
+		Reason:    "GPGPU-Sim issues a predicated-off instruction through the pipeline; no guard is evaluated, so no predicate value can make the model optimistic",
+		Discharge: "nothing for hardware that issues predicated-off instructions; for hardware that skips them the bound is pessimistic, not unsound",
+		Basis:     "docs/model.md, \"Guards\"; docs/decisions.md, \"Guarded instructions are timed as if their guard held\""},
+	{ID: BarrierUniform, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "bar.sync/bar.red end a section; every warp of the block reaches the same sequence of barriers, and a uniform branch that decides a barrier evaluates identically across the block (CUDA's rule for __syncthreads)",
+		Reason:    "sections are bounded one after the other; the barrier-uniformity analysis proves the rule except for warp-uniform loads (shared memory at a uniform address), which it trusts",
+		Discharge: "the barrier-divergence diagnostics are errors; for a barrier decided by a loaded value, show that every warp loads the same value (CUDA requires it of a correct program)",
+		Basis:     "checked by the barrier-uniformity analysis (barrier-divergence diagnostics); warp-uniform loads are trusted (" + staticGapsRef + ")"},
+	{ID: LaunchConfig, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "loop bounds and branch outcomes hold for the launch configuration and kernel arguments of item 2",
+		Reason:    "derived loop bounds and the per-warp resolution of branches evaluate the code at the given --block, --grid and --arg values",
+		Discharge: "launch with exactly those values (the report's launch member), or analyse every configuration used",
+		Basis:     "derived bounds: the loops pass (item 6; docs/facts.md, \"What is derived\")"},
+	{ID: LoopAnnotated, Origin: OriginInput, When: "an annotated loop bound (facts file) is used",
+		Statement: "the loop bounds annotated in the facts file hold: no execution runs a loop's header more often than its annotation",
+		Reason:    "the tool could not derive these bounds from the code; an annotation is trusted as given",
+		Discharge: "review each annotated bound (item 8 lists them with their rationale) against the code and its inputs, or make the loop derivable",
+		Basis:     "item 8 of the report (annotated loop bounds, with their facts line and rationale); docs/facts.md"},
+	{ID: ReleaseTrigger, Origin: OriginAnalysis, When: "a time-triggered release point (a loop spinning on a timer) is bounded",
+		Statement: "a release point's loop runs at most 2 executions of its header once the timer reaches its trigger; the wait before the trigger is the schedule's and not in the bound",
+		Reason:    "a loop that spins until a timer reaches a trigger has no iteration bound: the schedule decides how long it waits",
+		Discharge: "bound the wait by the schedule (gpuwcet prem check checks the release times), or exclude the spin from the timed interval",
+		Basis:     "cfg/release; docs/prem.md, \"Release points\"; the release-point warnings (item 7)"},
+	{ID: InlinedCalls, Origin: OriginAnalysis, When: "the kernel calls device functions",
+		Statement: "device calls inlined per call context; an inlined ret is timed as the ret it replaces",
+		Reason:    "each call context gets its own state, classes and loop bounds; the call instruction stays and ret issues nothing, as in the model",
+		Discharge: "nothing for direct calls; a call the hardware implements differently (a real call/return with stack traffic) must be covered by the description's timing of call and ret",
+		Basis:     "docs/model.md, \"Device calls\""},
+	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
+		Statement: "the paper's GUB (ECRTS 2025, reported by `gpuwcet bound`) is not given: it is defined for one known path per warp, not for a maximum over paths",
+		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",
+		Discharge: "nothing: the reported bound is the proved WUB-based one; for a traced path gpuwcet bound also reports the GUB",
+		Basis:     staticGapsRef + "; docs/decisions.md, \"The reported bound is not the paper's GUB\""},
+	{ID: Pipeline, Origin: OriginHardware, When: everyAnalyze,
+		Statement: "the description's [pipeline] options (overhead, branch_wait, ret_issues, barrier_issues) are applied on every path as the model defines them",
+		Reason:    "control hazards and pipeline overheads are modelled by the description's [pipeline] table, not by the tool",
+		Discharge: "show that the options bound the hardware's branch and pipeline behaviour (the same evidence as A-UNIT-TIMINGS)",
+		Basis:     "the hardware description's [pipeline] table; docs/model.md, \"Pipeline options on every path\""},
+	{ID: PTXAsExecuted, Origin: OriginInput, When: "the listing is PTX",
+		Statement: "the PTX listing is timed instruction by instruction, as GPGPU-Sim's PTX mode executes it; the machine code ptxas or the driver makes of it is not analysed",
+		Reason:    "PTX is a virtual instruction set: ptxas schedules, allocates registers and may unroll or rewrite it",
+		Discharge: "analyse the SASS of the deployed binary (cuobjdump -sass) with a SASS description, or show that the PTX description's timings bound the SASS ptxas produces",
+		Basis:     notChecked + ": " + hwdescChoosingRef},
+	{ID: ArchMismatch, Origin: OriginInput, When: "the listing's target is not the description's arch (nor an older architecture of its major version)",
+		Statement: "the listing, compiled for another architecture than the hardware description's, is timed as if it ran on the described hardware",
+		Reason:    "the description models one architecture; the listing states another (an arch-mismatch diagnostic)",
+		Discharge: "analyse the listing built for the description's architecture, or use a description of the listing's",
+		Basis:     notChecked + ": " + hwdescChoosingRef},
+	{ID: DefaultUnit, Origin: OriginHardware, When: "instructions are timed on the description's default_unit",
+		Statement: "instructions whose opcode no rule of the hardware description routes are timed on its default unit",
+		Reason:    "the description has a default_unit, and no rule matches these opcodes (each is a default-unit diagnostic)",
+		Discharge: "confirm each opcode's timing or add a rule for it (an extending description, docs/hwdesc.md); analyse with --strict to refuse defaults",
+		Basis:     "the description's default_unit (docs/hwdesc.md); docs/decisions.md, \"Default units\""},
+	{ID: HWOverride, Origin: OriginHardware, When: "the description extends a built-in one (extends)",
+		Statement: "the hardware description extends a built-in one and overrides some of its units, rules or timing keys",
+		Reason:    "an extension changes numbers the built-in description's provenance does not cover",
+		Discharge: "check each overridden number and route against the source the extending description states",
+		Basis:     notChecked + ": docs/hwdesc.md, \"Extending a description\""},
+
+	// The reference model.
+	{ID: OneScheduler, Origin: OriginModel, When: everyAnalyze,
+		Statement: "one SM with one warp scheduler: no sub-cores, no dual issue",
+		Reason:    "the ECRTS 2025 model; several schedulers per SM issue more than one instruction per cycle, which the bound does not charge",
+		Discharge: "a description whose units and issue model bound the real SM partitions (docs/hwdesc.md, \"Choosing a description for real hardware\"); real GPUs since Maxwell have 4 sub-cores",
+		Basis:     modelRef + " (Issue)"},
+	{ID: InOrderScoreboard, Origin: OriginModel, When: everyAnalyze,
+		Statement: "a warp issues in program order; an instruction waits for the pending writes of every register and predicate it reads or writes (scoreboard, RAW and WAW); registers are per warp",
+		Reason:    "the reference model's issue rule",
+		Discharge: "nothing for in-order GPUs; hardware with compiler-managed dependencies (SASS control codes) is covered by the scoreboard rule only when the code's stall counts are no shorter",
+		Basis:     modelRef + " (Issue)"},
+	{ID: UnitFIFO, Origin: OriginModel, When: everyAnalyze,
+		Statement: "issue does not wait for the unit: the instruction joins its resource's FIFO, starts at max(issue, resource free), and its destinations are ready at start + init + lat + overhead (latency fully pipelined after the initiation)",
+		Reason:    "the reference model's unit rule",
+		Discharge: "the same evidence as A-UNIT-TIMINGS: units that stall issue or are not pipelined need a description whose init covers them",
+		Basis:     modelRef + " (Units and resources)"},
+	{ID: SameReady, Origin: OriginModel, When: everyAnalyze,
+		Statement: "every destination of an instruction is written with the same ready time",
+		Reason:    "the reference model's rule for instructions with several destinations",
+		Discharge: "a description whose latency is that of the last destination written",
+		Basis:     modelRef + " (Multiple destinations)"},
+	{ID: WarpEnd, Origin: OriginModel, When: everyAnalyze,
+		Statement: "a warp ends when its last result is ready; ret and exit issue nothing unless ret_issues is set",
+		Reason:    "the reference model's end rule",
+		Discharge: "nothing: a block's end is the readiness of its last result; set ret_issues when ret costs an issue slot",
+		Basis:     modelRef + " (End)"},
+	{ID: OtherBarriers, Origin: OriginModel, When: everyAnalyze,
+		Statement: "barrier flavours other than bar.sync/bar.red (bar.arrive, bar.warp.sync) are ordinary instructions routed by the description",
+		Reason:    "only block-wide barriers that wait end a section",
+		Discharge: "nothing for bar.arrive (it does not wait); a named barrier that waits for a subset of warps must be a bar.sync",
+		Basis:     modelRef + " (Barriers)"},
+	{ID: UnroutedOpcode, Origin: OriginModel, When: everyAnalyze,
+		Statement: "an opcode that no rule of the description matches is an error unless the description has a default_unit; the instructions timed on a default unit are listed (A-DEFAULT-UNIT), and --strict makes them errors",
+		Reason:    "an opcode the description does not time is never given a silent default",
+		Discharge: "nothing when A-DEFAULT-UNIT is absent from the report",
+		Basis:     modelRef + "; unsupported-opcode and default-unit diagnostics"},
+
+	// The environment.
+	{ID: ClockFixed, Origin: OriginEnvironment, When: everyAnalyze,
+		Statement: "the SM clock is fixed at the stated clock (no DVFS, no thermal throttling); the clock only converts cycles to ns",
+		Reason:    "bounds are in cycles; a time in ns holds only at the clock it was converted with",
+		Discharge: "lock the clocks (nvidia-smi --lock-gpu-clocks, nvpmodel/jetson_clocks on Jetson) at or above the stated clock and keep the GPU below its throttling temperature, or use the bound in cycles",
+		Basis:     notChecked + ": the integrator fixes the clocks"},
+	{ID: NoMemoryEvents, Origin: OriginEnvironment, When: everyAnalyze,
+		Statement: "no ECC replay, page fault, unified-memory migration or other memory event beyond the description's fixed latencies",
+		Reason:    "such events are outside the timing model",
+		Discharge: "use pinned, resident device memory (no unified-memory migration or oversubscription) and monitor ECC events",
+		Basis:     notChecked + ": the integrator's configuration (pinned, resident memory)"},
+	{ID: BinaryMatches, Origin: OriginEnvironment, When: everyAnalyze,
+		Statement: "the kernel runs with the launch configuration of item 2 and the listing of item 2 (the binary built from it)",
+		Reason:    "the report's hashes identify the analysed listing, not the deployed binary",
+		Discharge: "show that the deployed binary is built from the listing's hash (a reproducible build, or the listing extracted from the deployed binary with cuobjdump)",
+		Basis:     "the SHA-256 of item 2; not checked against the deployed binary"},
+
+	// The kernel level.
+	{ID: GridDispatch, Origin: OriginKernel, When: withGrid,
+		Statement: "blocks of the grid are dispatched in grid order to free block slots: while a block of the grid waits, each of the occupancy's guaranteed slots of an SM that is free receives a block within the dispatch latency (work-conserving dispatch); at most occupancy-hi blocks are co-resident on one SM",
+		Reason:    "the kernel-level bound is a list-scheduling bound over the SMs' block slots",
+		Discharge: "nothing for NVIDIA's block dispatcher on an otherwise idle GPU; a partitioned GPU (MIG, green contexts) must give the kernel the stated SMs",
+		Basis:     kernelRef},
+	{ID: GridAlone, Origin: OriginKernel, When: withGrid,
+		Statement: "the kernel runs alone on its SMs (no other kernel, no MPS co-tenancy, no preemption); the SMs share nothing the model times (memory is each SM's fixed-latency unit: no contention between SMs)",
+		Reason:    "other kernels and the memory traffic of the other SMs are not modelled",
+		Discharge: "the same evidence as A-BLOCK-ALONE and A-MEM-FIXED-LATENCY for the whole GPU",
+		Basis:     kernelRef},
+	{ID: CoResident, Origin: OriginKernel, When: withGrid,
+		Statement: "co-resident blocks of one SM share its issue slot and units exactly as the warps of one block do (the block model, docs/model.md); a block's own warps follow its own barriers",
+		Reason:    "Lemma K1 bounds a block among others with the block model",
+		Discharge: "nothing beyond the block model's assumptions",
+		Basis:     kernelRef},
+	{ID: OccPartitionedGC, Origin: OriginKernel, When: withGrid + ", on an SM with partitioned global caching",
+		Statement: "the SM has partitioned global caching (global loads cached in L1, -Xptxas -dlcm=ca), which gives a block half the SM's warps and registers: the guaranteed occupancy assumes it on, the largest off",
+		Reason:    "whether the kernel caches global loads in L1 is a compiler flag the listing does not state",
+		Discharge: "nothing: both ends are taken where each is safe; state the flag to narrow the range",
+		Basis:     "docs/kernel.md, \"Occupancy\""},
+	{ID: OccLaunches, Origin: OriginKernel, When: withGrid + ", when the largest resources would fit no block",
+		Statement: "the launch succeeds, so at least one block fits on an SM",
+		Reason:    "unknown registers or shared memory at their largest would fit no block; a kernel that launches has at least one",
+		Discharge: "give --regs and --dynamic-smem (or a SASS listing that states them) so that the occupancy is computed, not assumed",
+		Basis:     "docs/kernel.md, \"Occupancy\""},
+	{ID: OccSmemOptIn, Origin: OriginKernel, When: withGrid + ", when a block needs more than the default shared memory per block",
+		Statement: "the kernel opts in to more shared memory per block than the default (cudaFuncAttributeMaxDynamicSharedMemorySize)",
+		Reason:    "without the opt-in the launch fails; the bound assumes the launch succeeds",
+		Discharge: "show the cudaFuncSetAttribute call in the host code",
+		Basis:     "docs/kernel.md, \"Occupancy\""},
+	{ID: OccCarveout, Origin: OriginKernel, When: withGrid + ", on sm_70 and later when the kernel uses shared memory",
+		Statement: "the L1/shared-memory carve-out gives the SM its largest shared memory; a smaller carve-out can lower the occupancy",
+		Reason:    "the driver chooses the carve-out unless the kernel sets a preference",
+		Discharge: "set cudaFuncAttributePreferredSharedMemoryCarveout to cudaSharedmemCarveoutMaxShared for the kernel",
+		Basis:     "docs/kernel.md, \"Occupancy\""},
+	{ID: GridClock, Origin: OriginKernel, When: withGrid,
+		Statement: "the SM clock is fixed at the clock of the platform (or of the hardware description when no platform is given)",
+		Reason:    "the kernel-level bounds are converted to ns at that clock",
+		Discharge: "the same evidence as A-CLOCK-FIXED",
+		Basis:     kernelRef},
+	{ID: LaunchOverhead, Origin: OriginKernel, When: withGrid + ", when the platform gives a launch overhead",
+		Statement: "the launch overhead (host launch call to synchronisation return) is at most the platform's figure, which is measured or assumed, not bounded",
+		Reason:    "launch overheads come from the driver and the host, which no listing describes",
+		Discharge: "measure the overhead on the deployed system under its worst load with a margin, or use a platform figure of kind bound",
+		Basis:     "the platform file (docs/kernel.md, \"Platforms\"); docs/decisions.md, \"Platform overheads are data with a kind, never defaults\""},
+	{ID: DispatchLatency, Origin: OriginKernel, When: withGrid + ", when the platform gives a dispatch latency",
+		Statement: "a free block slot stays empty at most the platform's dispatch latency while blocks wait",
+		Reason:    "the block dispatcher's latency is not documented by NVIDIA",
+		Discharge: "measure the latency on the deployed GPU, or use a platform figure of kind bound",
+		Basis:     "the platform file (docs/kernel.md, \"Platforms\")"},
+
+	// PREM.
+	{ID: PremIsolation, Origin: OriginPREM, When: everyPREM,
+		Statement: "the phase bounds hold in isolation: they are valid under the schedule only if no two participants' memory phases overlap (C5)",
+		Reason:    "PREM makes memory phases exclusive so that isolated bounds apply",
+		Discharge: "check C5 passes (it is reported; C4 and C8 are unsound when it fails)",
+		Basis:     "C5; " + premSemanticsRef},
+	{ID: PremRelease, Origin: OriginPREM, When: everyPREM,
+		Statement: "not-before release: a triggered phase starts at max(trigger, end of its predecessor) + J (J + r for a trigger off the timer's grid); an untriggered phase starts when its predecessor ends",
+		Reason:    "the schedule semantics of time-triggered PREM (tt-gpu)",
+		Discharge: "show that the kernels release their phases as the schedule states (the release points of the code, docs/prem.md)",
+		Basis:     premSemanticsRef + "; C9"},
+	{ID: PremJitter, Origin: OriginPREM, When: everyPREM,
+		Statement: "release_jitter_ns bounds the delay from a trigger to the phase start (the spin's exit and the barrier); a release point's loop is bounded by 2 iterations from its trigger",
+		Reason:    "the delay of a time-triggered release is a platform property",
+		Discharge: "measure the release jitter on the deployed system with a margin",
+		Basis:     "the schedule's platform table; docs/prem.md, \"Release points\""},
+	{ID: PremGivenBounds, Origin: OriginPREM, When: everyPREM,
+		Statement: "bounds given in the schedule ([[bound]]) are trusted as given; analysis bounds are one block in isolation, in cycles converted at clock_hz rounding up (N3)",
+		Reason:    "a phase the analysis cannot bound may be given a bound by the user",
+		Discharge: "review each assumed bound (C2 and the participant table list them), or let the analysis bound the phase",
+		Basis:     "C2; item 8"},
+	{ID: PremClock, Origin: OriginPREM, When: everyPREM,
+		Statement: "clock_hz is the lowest SM clock during the run (clocks pinned)",
+		Reason:    "cycle bounds are converted to ns at clock_hz",
+		Discharge: "the same evidence as A-CLOCK-FIXED",
+		Basis:     notChecked},
+	{ID: PremWarmup, Origin: OriginPREM, When: everyPREM,
+		Statement: "the warm-up tiles are outside the PREM guarantee; their bound under contention is assumed when given",
+		Reason:    "the first tiles run before the pipeline of phases is established",
+		Discharge: "give a warm-up bound measured or analysed under N-way contention (C7)",
+		Basis:     "C7"},
+	{ID: PremPlacement, Origin: OriginPREM, When: everyPREM,
+		Statement: "the blocks are placed on the SMs by the hardware; C1 shows that they can all be resident, not where",
+		Reason:    "block placement is the hardware's",
+		Discharge: "nothing when C1 passes: every participant's blocks are resident at once",
+		Basis:     "C1"},
+}

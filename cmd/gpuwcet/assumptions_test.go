@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/bound/report"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
+)
+
+// reportKeys runs analyze --format json with args and returns the report
+// and the ledger IDs of its numbered assumptions.
+func reportKeys(t *testing.T, want int, args ...string) (*report.Report, map[string]bool) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"gpuwcet", "analyze", "--format", "json"}, args...), &out, &errb); code != want {
+		t.Fatalf("analyze %v: exit %d, want %d: %s", args, code, want, errb.String())
+	}
+	r, err := report.Parse(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAssumptions(t, r)
+	keys := map[string]bool{}
+	for _, a := range r.NumberedAssumptions {
+		keys[a.Key] = true
+	}
+	return r, keys
+}
+
+// TestAssumptionsNeeded: a report lists the conditional assumptions of
+// the ledger exactly when its run rests on them (issue 14: "the IDs that
+// this run needed, and only those").
+func TestAssumptionsNeeded(t *testing.T) {
+	facts := filepath.Join(t.TempDir(), "colsum.facts.toml")
+	var tmpl bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "template", "../../examples/counted-loop/kernel.ptx"}, &tmpl, os.Stderr); code != 0 {
+		t.Fatal("facts template failed")
+	}
+	annotated := strings.NewReplacer("# [[kernel.loop]]", "[[kernel.loop]]", `# label =`, "label =", `# max = "colsum_param_2"`, "max = 500", `# why = "derived"`, `why = "at most 500 rows"`).Replace(tmpl.String())
+	if err := os.WriteFile(facts, []byte(annotated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sass := sassKernel(t, "k.sass", "FADD R30, R17, R18", "EXIT")
+	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.InlinedCalls, assume.PTXAsExecuted, assume.ArchMismatch,
+		assume.DefaultUnit, assume.HWOverride, assume.GridDispatch, assume.GridAlone, assume.CoResident, assume.GridClock}
+	for _, tc := range []struct {
+		name string
+		code int
+		args []string
+		want []string // the conditional IDs present
+	}{
+		{"ptx", 0, []string{"--hw", "ecrts25-orin-200", "--block", "256", "../../examples/reduce/kernel.ptx"}, []string{assume.PTXAsExecuted}},
+		{"sass", 0, []string{"--hw", "sass-sm86", "--block", "32", sass}, nil},
+		{"sass-arch", 0, []string{"--hw", "sass-sm70", "--block", "32", sass}, []string{assume.ArchMismatch}},
+		{"device-call", 0, []string{"--hw", "rtx3070", "--block", "256", "../../examples/device-call/kernel.ptx"}, []string{assume.PTXAsExecuted, assume.InlinedCalls}},
+		{"annotated", 0, []string{"--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=4", "--facts", facts, "../../examples/counted-loop/kernel.ptx"}, []string{assume.PTXAsExecuted, assume.LoopAnnotated}},
+		{"derived", 0, []string{"--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=4", "../../examples/counted-loop/kernel.ptx"}, []string{assume.PTXAsExecuted}},
+		{"release", 0, []string{"--hw", "rtx3070", "--block", "64", "--kernel", "^release$", "testdata/analyze/timer.ptx"}, []string{assume.PTXAsExecuted, assume.ReleaseTrigger}},
+		{"default-unit", 0, []string{"--hw", "ecrts25-orin-200", "--block", "64", "testdata/analyze/default-unit.ptx"}, []string{assume.PTXAsExecuted, assume.DefaultUnit}},
+		{"extends", 0, []string{"--hw", "testdata/analyze/shfl-orin.toml", "--block", "64", "testdata/analyze/shfl.ptx"}, []string{assume.PTXAsExecuted, assume.HWOverride}},
+		{"grid", 0, []string{"--hw", "ecrts25-orin-200", "--block", "256", "--grid", "64", "--platform", "jetson-agx-orin", "--regs", "16", "--sms", "2", "../../examples/reduce/kernel.ptx"},
+			[]string{assume.PTXAsExecuted, assume.GridDispatch, assume.GridAlone, assume.CoResident, assume.GridClock}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, keys := reportKeys(t, tc.code, tc.args...)
+			for _, id := range conditional {
+				if keys[id] != slices.Contains(tc.want, id) {
+					t.Errorf("%s: in the report %v, want %v", id, keys[id], slices.Contains(tc.want, id))
+				}
+			}
+		})
+	}
+}
