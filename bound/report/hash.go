@@ -48,8 +48,8 @@ func Hash(data []byte) (string, error) {
 }
 
 // Seal sets r.ReportSHA256 and returns the report as indented JSON (two
-// spaces, a final newline): the bytes gpuwcet analyze --format json
-// writes.
+// spaces, a final newline, the characters of input.Hidden as \uXXXX
+// escapes): the bytes gpuwcet analyze --format json writes.
 func Seal(r *Report) ([]byte, error) {
 	r.ReportSHA256 = ""
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -62,7 +62,7 @@ func Seal(r *Report) ([]byte, error) {
 	if data, err = json.MarshalIndent(r, "", "  "); err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	return append(escapeHiddenJSON(data), '\n'), nil
 }
 
 // Verify recomputes the hash of a JSON report and compares it with its

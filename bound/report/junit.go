@@ -145,7 +145,9 @@ func kernelLine(k *Kernel) string {
 
 // WriteJUnit writes the JUnit XML document of a report.
 func WriteJUnit(w io.Writer, r *Report) error {
-	data, err := xml.MarshalIndent(NewJUnit(r), "", "  ")
+	doc := NewJUnit(r)
+	visibleStrings(doc)
+	data, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func writeKernelLevelMD(b *strings.Builder, k *Kernel) {
 	if j == nil {
 		return
 	}
-	fmt.Fprintf(b, "Kernel level of %s (grid %s = %d blocks of %s threads):\n\n", code(k.Name), dims(j.Grid), j.Blocks, dims(j.Block))
+	fmt.Fprintf(b, "Kernel level of %s (grid %s = %d blocks of %s threads):\n\n", icode(k.Name), dims(j.Grid), j.Blocks, dims(j.Block))
 	switch j.Status {
 	case kernel.StatusNotComputed:
 		fmt.Fprintf(b, "Not computed: %s.\n\n", cell(j.Reason))
@@ -47,10 +47,10 @@ func writeKernelLevelMD(b *strings.Builder, k *Kernel) {
 	case kernel.StatusPersistent:
 		p := j.Persistent
 		fmt.Fprintf(b, "A persistent kernel (loop at %s): **no bound for the whole kernel**, which runs until told to stop. Per-item bound: %d cycles (lower bound %d); handshake loops %s. Scope: %s.\n\n",
-			code(p.Loop), p.ItemCycles, p.ItemLowerCycles, code(strings.Join(p.Handshakes, ", ")), cell(p.Scope))
+			icode(p.Loop), p.ItemCycles, p.ItemLowerCycles, icode(strings.Join(p.Handshakes, ", ")), cell(p.Scope))
 		return
 	}
-	on := fmt.Sprintf("%s, %d SMs, %s MHz", j.Arch, j.SMs, num(j.ClockMHz))
+	on := fmt.Sprintf("%s, %d SMs, %s MHz", cell(j.Arch), j.SMs, num(j.ClockMHz))
 	if j.Platform != nil {
 		on = fmt.Sprintf("platform %s (%s)", code(j.Platform.Name), on)
 	}
@@ -61,7 +61,7 @@ func writeKernelLevelMD(b *strings.Builder, k *Kernel) {
 	}
 	fmt.Fprintf(b, "| Item | Value |\n|---|---|\n")
 	row(b, "Target", on)
-	row(b, "Occupancy (blocks per SM)", fmt.Sprintf("%s, %d warps per block, limited by %s", occ, o.WarpsPerBlock, strings.Join(o.Limiter, " and ")))
+	row(b, "Occupancy (blocks per SM)", fmt.Sprintf("%s, %d warps per block, limited by %s", occ, o.WarpsPerBlock, cell(strings.Join(o.Limiter, " and "))))
 	for _, s := range o.Sources {
 		row(b, "Occupancy input", cell(s))
 	}
@@ -72,12 +72,12 @@ func writeKernelLevelMD(b *strings.Builder, k *Kernel) {
 	}
 	row(b, "Co-resident bound (cycles; m blocks share the SM, no refill)", strings.Join(co, ", "))
 	if j.Launch != nil {
-		row(b, "Launch overhead", fmt.Sprintf("%d ns max (%s): %s", j.Launch.MaxNS, j.Launch.Kind, cell(j.Launch.Source)))
+		row(b, "Launch overhead", fmt.Sprintf("%d ns max (%s): %s", j.Launch.MaxNS, cell(j.Launch.Kind), cell(j.Launch.Source)))
 	} else {
 		row(b, "Launch overhead", "not given: not included")
 	}
 	if j.Dispatch != nil {
-		row(b, "Dispatch latency", fmt.Sprintf("%d cycles (%s): %s", j.Dispatch.MaxCycles, j.Dispatch.Kind, cell(j.Dispatch.Source)))
+		row(b, "Dispatch latency", fmt.Sprintf("%d cycles (%s): %s", j.Dispatch.MaxCycles, cell(j.Dispatch.Kind), cell(j.Dispatch.Source)))
 	} else {
 		row(b, "Dispatch latency", "not given: taken as 0 (see the growth per cycle below)")
 	}
@@ -88,19 +88,19 @@ func writeKernelLevelMD(b *strings.Builder, k *Kernel) {
 		if p.TotalUpperNS > 0 {
 			tot = fmt.Sprint(p.TotalUpperNS)
 		}
-		fmt.Fprintf(b, "| %d | %d | %d | %d | %d | %d | %s | %d | %s |\n", p.SMs, p.Waves, p.UpperCycles, p.LowerCycles, p.UpperNS, p.LowerNS, tot, p.DispatchCoeff, p.LowerBy)
+		fmt.Fprintf(b, "| %d | %d | %d | %d | %d | %d | %s | %d | %s |\n", p.SMs, p.Waves, p.UpperCycles, p.LowerCycles, p.UpperNS, p.LowerNS, tot, p.DispatchCoeff, cell(p.LowerBy))
 	}
 	if j.Conditional {
 		b.WriteString("\nThe totals include an overhead that is measured or assumed, not bounded: they are conditional on it.\n")
 	}
 	b.WriteString("\nKernel-level assumptions:\n\n")
 	for _, a := range j.Assumptions {
-		fmt.Fprintf(b, "- %s\n", cell(a))
+		fmt.Fprintf(b, "- %s\n", para(a))
 	}
 	if len(j.Exclusions) > 0 {
 		b.WriteString("\nNot included:\n\n")
 		for _, e := range j.Exclusions {
-			fmt.Fprintf(b, "- %s\n", cell(e))
+			fmt.Fprintf(b, "- %s\n", para(e))
 		}
 	}
 	b.WriteString("\n")

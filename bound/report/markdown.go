@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 
 	"github.com/gpuwcet/gpuwcet/bound/static"
 )
@@ -26,8 +29,8 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 
 	p("# gpuwcet bound report\n\n")
 	p("Verdict: **%s** (exit code %d): %d kernel(s), %d bounded, %d not bounded, %d error(s), %d over the deadline.\n\n",
-		strings.ToUpper(r.Summary.Verdict), r.Summary.ExitCode, r.Summary.Kernels, r.Summary.Bounded, r.Summary.NotBounded, r.Summary.Errors, r.Summary.OverDeadline)
-	p("Report SHA-256: `%s` (schema version %d; see item 10).\n\n", r.ReportSHA256, r.SchemaVersion)
+		cell(strings.ToUpper(r.Summary.Verdict)), r.Summary.ExitCode, r.Summary.Kernels, r.Summary.Bounded, r.Summary.NotBounded, r.Summary.Errors, r.Summary.OverDeadline)
+	p("Report SHA-256: %s (schema version %d; see item 10).\n\n", icode(r.ReportSHA256), r.SchemaVersion)
 
 	// 1.
 	p("## 1. Identification\n\n")
@@ -38,9 +41,9 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	row(&b, "Build", orNone(strings.TrimSpace(code(t.GoVersion)+spaced(code(t.Platform)))))
 	vcs := "not stamped in the build"
 	if t.Revision != "" {
-		vcs = t.VCS + " " + code(t.Revision)
+		vcs = cell(t.VCS) + " " + code(t.Revision)
 		if t.RevisionTime != "" {
-			vcs += " (" + t.RevisionTime + ")"
+			vcs += " (" + cell(t.RevisionTime) + ")"
 		}
 		if t.Modified != nil && *t.Modified {
 			vcs += ", **modified working tree**"
@@ -58,7 +61,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	if r.HW.Source != "" {
 		row(&b, "Provenance of its numbers", cell(r.HW.Source))
 	}
-	p("\nCommand line as run:\n\n```sh\n%s\n```\n\n", shellJoin(r.CommandLine))
+	p("\nCommand line as run:\n\n%s\n", fenced("sh", shellJoin(r.CommandLine)))
 	p("Host and date are not recorded: the report is deterministic (item 10); the CI job that runs it records them.\n\n")
 
 	// 2.
@@ -69,7 +72,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		if in.Version != "" || in.Target != "" {
 			hdr = strings.TrimSpace(in.Version + " " + in.Target)
 		}
-		p("| %s | %s | %s | `%s` |\n", code(in.Path), in.Kind, cell(hdr), in.SHA256)
+		p("| %s | %s | %s | %s |\n", code(in.Path), cell(in.Kind), cell(hdr), code(in.SHA256))
 	}
 	p("\nCompiler (nvcc/ptxas) versions and flags: only what the listing's header states (above).\n\n")
 	p("| Launch configuration | Value |\n|---|---|\n")
@@ -81,17 +84,17 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 
 	// 3.
 	p("## 3. Scope\n\n")
-	p("Unit bounded: %s\n\n", r.Scope.Unit)
+	p("Unit bounded: %s\n\n", cell(r.Scope.Unit))
 	if r.Scope.KernelFilter != "" {
-		p("Kernels selected by `--kernel %s`.\n\n", r.Scope.KernelFilter)
+		p("Kernels selected by %s.\n\n", icode("--kernel "+r.Scope.KernelFilter))
 	}
 	p("| Kernel | Location | Status |\n|---|---|---|\n")
 	for _, k := range r.Scope.Kernels {
-		p("| %s | %s | %s |\n", code(k.Name), code(k.Pos), k.Status)
+		p("| %s | %s | %s |\n", code(k.Name), code(k.Pos), cell(k.Status))
 	}
 	p("\nExcluded from the bound:\n\n")
 	for _, e := range r.Scope.Exclusions {
-		p("- %s\n", e)
+		p("- %s\n", para(e))
 	}
 	b.WriteString("\n")
 
@@ -100,7 +103,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	p("The assumptions this run rests on, and only those: each is an entry of the assumptions ledger (docs/assumptions.md, under its ID), with this run's facts.\n\n")
 	p("| # | ID | Origin | Assumption | How to discharge it | Checked or justified by |\n|---|---|---|---|---|---|\n")
 	for _, a := range r.NumberedAssumptions {
-		p("| %s | %s | %s | %s | %s | %s |\n", a.ID, orNone(code(a.Key)), a.Origin, cell(a.Text), orNone(cell(a.Discharge)), cell(a.Basis))
+		p("| %s | %s | %s | %s | %s | %s |\n", cell(a.ID), orNone(code(a.Key)), cell(a.Origin), cell(a.Text), orNone(cell(a.Discharge)), cell(a.Basis))
 	}
 	b.WriteString("\n")
 
@@ -114,7 +117,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	for _, sk := range r.Scope.Kernels {
 		k := bounded[sk.Name]
 		if k == nil {
-			p("| %s | - | - | - | - | - | **%s** (item 7) |\n", code(sk.Name), strings.ToUpper(strings.ReplaceAll(sk.Status, "-", " ")))
+			p("| %s | - | - | - | - | - | **%s** (item 7) |\n", code(sk.Name), cell(strings.ToUpper(strings.ReplaceAll(sk.Status, "-", " "))))
 			continue
 		}
 		ns, dl, margin, verdict := "-", "-", "-", "bounded (no deadline given)"
@@ -128,7 +131,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 			margin = strconv.FormatInt(*k.MarginCycles, 10)
 		}
 		if k.Verdict != "" {
-			verdict = "**" + strings.ToUpper(k.Verdict) + "**"
+			verdict = "**" + cell(strings.ToUpper(k.Verdict)) + "**"
 		}
 		p("| %s | %d | %d | %s | %s | %s | %s |\n", code(k.Name), k.Warps, k.BoundCycles, ns, dl, margin, verdict)
 	}
@@ -145,10 +148,10 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		p("None (no kernel was bounded).\n\n")
 	}
 	for _, k := range r.Kernels {
-		p("### Kernel %s\n\n", code(k.Name))
+		p("### Kernel %s\n\n", icode(k.Name))
 		p("Warp classes (warps with identical branch behaviour):\n\n| Class | Warps |\n|---|---|\n")
 		for _, c := range k.Classes {
-			p("| %s | %s |\n", c.Name, ints(c.Warps))
+			p("| %s | %s |\n", cell(c.Name), ints(c.Warps))
 		}
 		p("\nBarrier sections (D: isolated duration; L: load InitSum + Issued of one warp; I: interference charged to one warp of the class by the others, per resource: initiation + issue cycles on a resource it uses, issue cycles on another; WUB: D + I):\n\n")
 		p("| Section | From | To | Class | D | L | I | I per resource | WUB | Section bound | Times on the worst path |\n|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|\n")
@@ -159,7 +162,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 				if s.Count >= 0 {
 					times = fmt.Sprint(s.Count)
 				}
-				p("| %d | %s | %s | %s | %d | %d | %d | %s | %d | %d | %s |\n", i+1, code(s.From), code(s.To), name, c.Duration, c.Load, c.Interference, resCharges(c), c.WUB, s.BoundCycles, times)
+				p("| %d | %s | %s | %s | %d | %d | %d | %s | %d | %d | %s |\n", i+1, code(s.From), code(s.To), cell(name), c.Duration, c.Load, c.Interference, resCharges(c), c.WUB, s.BoundCycles, times)
 			}
 		}
 		if k.SectionCountsExact {
@@ -182,7 +185,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 					if len(u.Labels) > 0 {
 						label = strings.Join(u.Labels, ", ")
 					}
-					p("| %d | %s | %s | %s | %s | %d | %d | %d | %d | %.1f%% |\n", i+1, name, blk, code(label), code(u.Lines), u.Count, u.Issued, u.InitSum, u.I, 100*u.Share)
+					p("| %d | %s | %s | %s | %s | %d | %d | %d | %d | %.1f%% |\n", i+1, cell(name), code(blk), code(label), code(u.Lines), u.Count, u.Issued, u.InitSum, u.I, 100*u.Share)
 				}
 			}
 		}
@@ -196,7 +199,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 				if l.Serial > 1 {
 					max += fmt.Sprintf(" (×%d lane groups)", l.Serial)
 				}
-				p("| %s | %s | %s | %s | %s | %s | %s |\n", code(l.Pos), cell(l.Key), max, orNone(l.Source), code(l.Expr), code(l.From), orNone(cell(l.Why)))
+				p("| %s | %s | %s | %s | %s | %s | %s |\n", code(l.Pos), cell(l.Key), max, orNone(cell(l.Source)), code(l.Expr), code(l.From), orNone(cell(l.Why)))
 			}
 			b.WriteString("\n")
 		}
@@ -205,7 +208,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 			p("None.\n\n")
 		} else {
 			for _, d := range k.Divergent {
-				p("- %s %s\n", code(d.Pos), code(d.Instr))
+				p("- %s %s\n", icode(d.Pos), icode(d.Instr))
 			}
 			b.WriteString("\n")
 		}
@@ -218,7 +221,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	} else {
 		p("| Level | Rule | Kernel | Location | Message |\n|---|---|---|---|---|\n")
 		for _, d := range r.Diagnostics {
-			p("| %s | %s | %s | %s | %s |\n", d.Level, code(d.Rule), orNone(code(d.Kernel)), code(locString(d.Location)), cell(d.Message))
+			p("| %s | %s | %s | %s | %s |\n", cell(d.Level), code(d.Rule), orNone(code(d.Kernel)), code(locString(d.Location)), cell(d.Message))
 		}
 		b.WriteString("\n")
 	}
@@ -229,7 +232,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 				p("Warnings attached to the bounds:\n\n")
 				warned = true
 			}
-			p("- %s: %s\n", code(k.Name), x)
+			p("- %s: %s\n", icode(k.Name), cell(x))
 		}
 	}
 	if warned {
@@ -265,7 +268,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 	// 10.
 	p("## 10. Integrity\n\n")
 	p("The JSON report (`--format json` or `--report-json`) is the source of truth; this document, the SARIF and the JUnit outputs are rendered from it. Its output is deterministic: stable ordering, no timestamp.\n\n")
-	p("- Report SHA-256: `%s`\n", r.ReportSHA256)
+	p("- Report SHA-256: %s\n", icode(r.ReportSHA256))
 	p("- Computed over the canonical JSON of the report without its `report_sha256` member (docs/report.md, \"Integrity\").\n")
 
 	_, err := io.WriteString(w, b.String())
@@ -273,27 +276,6 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 }
 
 func row(b *strings.Builder, k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
-
-// code formats s as inline code ("" stays empty).
-func code(s string) string {
-	if s == "" {
-		return ""
-	}
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
-}
-
-// cell escapes s for a table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	s = strings.ReplaceAll(s, "\n\t", " ")
-	return strings.ReplaceAll(s, "\n", " ")
-}
 
 func spaced(s string) string {
 	if s == "" {
@@ -375,19 +357,55 @@ func locString(l *Location) string {
 	return s
 }
 
-// shellJoin quotes the arguments for a POSIX shell.
+// shellJoin quotes the arguments for a POSIX shell, on one line: an
+// argument with a control or hidden character (input.Hidden, a newline)
+// is written in ANSI-C quoting ($'...', bash, zsh, ksh), the others in
+// single quotes when they need quoting.
 func shellJoin(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+		switch {
+		case a != "" && strings.IndexFunc(a, func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) < 0 {
+		}) < 0:
 			out[i] = a
-		} else {
+		case strings.ContainsFunc(a, func(r rune) bool { return r == '\n' || r == '\t' || input.Hidden(r) }) || !utf8.ValidString(a):
+			out[i] = ansiQuote(a)
+		default:
 			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// ansiQuote writes s in ANSI-C quoting: $'...' with \\, \', \n, \t, \xNN
+// and \uNNNN escapes.
+func ansiQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case input.Hidden(r) && r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case input.Hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // resCharges is the compact per-resource breakdown of a class's
@@ -397,9 +415,9 @@ func resCharges(c static.JSONSegClass) string {
 	var parts []string
 	for _, rc := range c.ByResource {
 		if rc.Own {
-			parts = append(parts, fmt.Sprintf("%s %d+%d", rc.Resource, rc.Init, rc.Issue))
+			parts = append(parts, fmt.Sprintf("%s %d+%d", cell(rc.Resource), rc.Init, rc.Issue))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s +%d", rc.Resource, rc.Issue))
+			parts = append(parts, fmt.Sprintf("%s +%d", cell(rc.Resource), rc.Issue))
 		}
 	}
 	s := strings.Join(parts, ", ")

@@ -47,7 +47,7 @@ func writePessimismMD(b *strings.Builder, k *Kernel) {
 			} else if it.Name != "" {
 				where = " " + code(it.Name)
 			}
-			fmt.Fprintf(b, "| — %s%s: %s | %s |\n", it.Kind, where, cell(it.What), cyc)
+			fmt.Fprintf(b, "| — %s%s: %s | %s |\n", cell(it.Kind), where, cell(it.What), cyc)
 		}
 	}
 	if s.ApproximationFree {
@@ -55,7 +55,7 @@ func writePessimismMD(b *strings.Builder, k *Kernel) {
 	}
 	for _, c := range []pessimism.Category{s.Control, s.Data, s.Assumptions} {
 		if len(c.Items) == 0 && c.Note != "" {
-			fmt.Fprintf(b, "\n- %s\n", cell(c.Note))
+			fmt.Fprintf(b, "\n- %s\n", para(c.Note))
 		}
 	}
 }
@@ -69,7 +69,7 @@ func writeComparisonMD(b *strings.Builder, c *Comparison) {
 	b.WriteString("| Kernel | Section | Part | Old | New | Change |\n|---|---|---|---:|---:|---:|\n")
 	for _, k := range c.Kernels {
 		bd := part(k.Parts, "bound")
-		fmt.Fprintf(b, "| %s | | bound (%s) | %d | %d | %+d |\n", code(k.Name), k.Status, bd.Old, bd.New, bd.Change)
+		fmt.Fprintf(b, "| %s | | bound (%s) | %d | %d | %+d |\n", code(k.Name), cell(k.Status), bd.Old, bd.New, bd.Change)
 		for _, p := range k.Parts {
 			if p.Part != "bound" && p.Change != 0 {
 				fmt.Fprintf(b, "| %s | | %s | %d | %d | %+d |\n", code(k.Name), cell(p.Part), p.Old, p.New, p.Change)
@@ -81,7 +81,7 @@ func writeComparisonMD(b *strings.Builder, c *Comparison) {
 			}
 			for _, p := range s.Parts {
 				if p.Change != 0 {
-					fmt.Fprintf(b, "| %s | %s → %s (%s) | %s | %d | %d | %+d |\n", code(k.Name), code(s.From), code(s.To), s.Status, cell(p.Part), p.Old, p.New, p.Change)
+					fmt.Fprintf(b, "| %s | %s → %s (%s) | %s | %d | %d | %+d |\n", code(k.Name), code(s.From), code(s.To), cell(s.Status), cell(p.Part), p.Old, p.New, p.Change)
 				}
 			}
 		}

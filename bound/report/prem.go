@@ -60,7 +60,7 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 	pf := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p := r.Prem
 	pf("# gpuwcet PREM schedule report\n\n")
-	pf("Schedule %s (%s mode, %s granularity, %d participants): **%s**.\n\n", code(p.Schedule), p.Mode, p.Granularity, p.N, strings.ToUpper(p.Verdict))
+	pf("Schedule %s (%s mode, %s granularity, %d participants): **%s**.\n\n", icode(p.Schedule), cell(p.Mode), cell(p.Granularity), p.N, cell(strings.ToUpper(p.Verdict)))
 	b.WriteString(strings.TrimLeft(head, "\n"))
 
 	pf("## 5. Results\n\n")
@@ -74,13 +74,15 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 		st := c.Status
 		if st == prem.StatusFail {
 			st = "**FAIL**"
+		} else {
+			st = cell(st)
 		}
-		pf("| %s | %s | %s | %s |\n", c.ID, c.Name, st, cell(c.Reason))
+		pf("| %s | %s | %s | %s |\n", cell(c.ID), cell(c.Name), st, cell(c.Reason))
 	}
 	b.WriteString("\n")
 	for _, c := range p.Checks {
 		if c.Counterexample != nil {
-			pf("- First counterexample of %s: %s\n", c.ID, cell(c.Counterexample.Text))
+			pf("- First counterexample of %s: %s\n", cell(c.ID), cell(c.Counterexample.Text))
 		}
 	}
 	pf("\nMakespan bound (C8): %s.\n\n", cell(p.Makespan.Formula))
@@ -94,17 +96,17 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 	for _, q := range p.Participants {
 		cellOf := func(i int) string {
 			pb := q.Bounds[i]
-			return fmt.Sprintf("%d %s (%s)", pb.WCETNS, pb.Provenance, pb.Scope)
+			return fmt.Sprintf("%d %s (%s)", pb.WCETNS, cell(pb.Provenance), cell(pb.Scope))
 		}
 		pf("| %s | %s | %d | %d | %s | %s | %s | %d |\n", code(q.ID), code(q.Kernel), q.Blocks, q.Tiles, cellOf(0), cellOf(1), cellOf(2), q.EndNS)
 	}
 	pf("\nSlack per slot (C4, smallest over the tiles):\n\n| Participant | Slot | Slot (ns) | Bounds (ns) | Provenance | J (ns) | Slack (ns) | Tile |\n|---|---|---:|---:|---|---:|---:|---:|\n")
 	for _, s := range p.Slack {
-		pf("| %s | %s | %d | %d | %s | %d | %d | %d |\n", code(s.Participant), s.Slot, s.SlotNS, s.BoundNS, s.Provenance, s.JitterNS, s.MinSlackNS, s.AtTile)
+		pf("| %s | %s | %d | %d | %s | %d | %d | %d |\n", code(s.Participant), cell(s.Slot), s.SlotNS, s.BoundNS, cell(s.Provenance), s.JitterNS, s.MinSlackNS, s.AtTile)
 	}
 	pf("\nMemory slack (C5, gap to the next memory window of another participant):\n\n| Participant | Phase | Slack (ns) | Tile | Next |\n|---|---|---:|---:|---|\n")
 	for _, s := range p.MemorySlack {
-		pf("| %s | %s | %d | %d | %s |\n", code(s.Participant), s.Phase, s.SlackNS, s.AtTile, cell(s.Next))
+		pf("| %s | %s | %d | %d | %s |\n", code(s.Participant), cell(s.Phase), s.SlackNS, s.AtTile, cell(s.Next))
 	}
 	if len(p.Overlaps.Pairs) > 0 {
 		pf("\nOverlapping participants (C5):\n\n| A | B | Window pairs | Total (ns) | Largest (ns) |\n|---|---|---:|---:|---:|\n")
@@ -115,13 +117,13 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 	if len(p.Regions) > 0 {
 		pf("\nPhase regions bounded by the static analysis (one tile of one block in isolation):\n\n| Kernel | Phase | Found by | From | To | Cycles | ns |\n|---|---|---|---|---|---:|---:|\n")
 		for _, g := range p.Regions {
-			pf("| %s | %s | %s | %s | %s | %d | %d |\n", code(g.Kernel), g.Phase, g.How, code(g.From), code(strings.Join(g.To, " or ")), g.Cycles, g.NS)
+			pf("| %s | %s | %s | %s | %s | %d | %d |\n", code(g.Kernel), cell(g.Phase), cell(g.How), code(g.From), code(strings.Join(g.To, " or ")), g.Cycles, g.NS)
 		}
 	}
 	if len(p.Releases) > 0 {
 		pf("\nRelease points:\n\n")
 		for _, rp := range p.Releases {
-			pf("- %s %s: %s, released by %s\n", code(rp.Kernel), code(rp.Pos), cell(rp.Trigger), code(rp.Barrier))
+			pf("- %s %s: %s, released by %s\n", icode(rp.Kernel), icode(rp.Pos), cell(rp.Trigger), icode(rp.Barrier))
 		}
 	}
 	b.WriteString("\n")
@@ -131,7 +133,7 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 	for _, q := range p.Participants {
 		for _, pb := range q.Bounds {
 			if pb.Provenance == "assumed" {
-				assumed = append(assumed, fmt.Sprintf("| %s | %s | %d | %s |\n", code(q.ID), pb.Phase, pb.WCETNS, code(pb.From)))
+				assumed = append(assumed, fmt.Sprintf("| %s | %s | %d | %s |\n", code(q.ID), cell(pb.Phase), pb.WCETNS, code(pb.From)))
 			}
 		}
 	}

@@ -191,17 +191,23 @@ func NewSARIF(r *Report) *SARIFLog {
 
 // WriteSARIF writes the SARIF log of a report as indented JSON.
 func WriteSARIF(w io.Writer, r *Report) error {
+	log := NewSARIF(r)
+	visibleStrings(log)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(NewSARIF(r))
+	return enc.Encode(log)
 }
 
-// toURI turns a path as given into a relative URI reference.
+// toURI turns a path into a relative URI reference: every byte that is
+// not allowed in a URI path, or that has a meaning there, is
+// percent-encoded. A backslash is a character of a Linux file name, so it
+// is encoded (%5C), never turned into a separator: the command converts
+// the paths of its own system with filepath.ToSlash before they reach
+// the report (Location.URI).
 func toURI(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
 	var b strings.Builder
 	for _, c := range []byte(p) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"#%<>?[]^{|}`+"`", c) >= 0 {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"#%<>?[]^{|}\`+"`", c) >= 0 {
 			b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
 		} else {
 			b.WriteByte(c)

@@ -21,6 +21,7 @@ import (
 	"github.com/emicklei/dot"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 )
 
 // Options tune the drawing. The zero value selects the defaults.
@@ -261,8 +262,11 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 // Escape escapes s for the text of a Graphviz HTML-like label: &, <, >
 // and quotes become entities (PTX vectors {%r1,%r2} and setp's p|q need
 // no escaping there); tabs become spaces, runs of spaces are kept with
-// &#160;, and other control characters are dropped.
+// &#160;, line breaks are dropped, and the other characters that would
+// act rather than show (input.Hidden: escape sequences, bidirectional
+// controls) are written as escapes (\x1b, \u202e).
 func Escape(s string) string {
+	s = input.Visible(s)
 	var sb strings.Builder
 	prevSpace := false
 	for _, r := range s {
@@ -295,8 +299,10 @@ func Escape(s string) string {
 	return sb.String()
 }
 
-// quote returns s as a quoted DOT string.
+// quote returns s as a quoted DOT string, on one line, its hidden
+// characters visible (input.OneLine).
 func quote(s string) string {
+	s = input.OneLine(s)
 	var sb strings.Builder
 	sb.WriteByte('"')
 	for _, r := range s {

@@ -1,6 +1,10 @@
 package cfgdot_test
 
 import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -9,6 +13,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 )
 
 func TestEscape(t *testing.T) {
@@ -17,7 +22,9 @@ func TestEscape(t *testing.T) {
 		{"setp.lt.s32 %p1|%p2, %r1, %r2", "setp.lt.s32 %p1|%p2, %r1, %r2"},
 		{`a<b>&"c"`, "a&lt;b&gt;&amp;&quot;c&quot;"},
 		{"x\t\ty", "x &#160;y"},
-		{"back\\slash\x00", "back\\slash"},
+		{"back\\slash\x00", "back\\slash\\x00"},
+		{"bidi\u202eevil", "bidi\\u202eevil"},
+		{"bidi\u202eevil", "bidi\\u202eevil"},
 		{"… 3 more", "… 3 more"},
 	} {
 		if got := cfgdot.Escape(tt.in); got != tt.want {
@@ -62,5 +69,76 @@ L:
 	// Negative MaxInstrs hides instructions.
 	if hidden := cfgdot.Graph(g, cfgdot.Options{MaxInstrs: -1}).String(); strings.Contains(hidden, "a1") {
 		t.Errorf("MaxInstrs -1 shows instructions:\n%s", hidden)
+	}
+}
+
+// hostile tries every way out of a DOT string and an HTML-like label.
+const hostile = "k\"q\\G\\N \\\" <b>x</b> &amp; ]]> --> \n} digraph x {\x1b[31m\x07\u202eevil"
+
+// TestHostileNames: a function, label and instruction text with quotes,
+// backslashes (\G, \N expand in Graphviz labels), HTML, braces, line
+// breaks, escapes and bidirectional controls stay text: the drawing has
+// one graph, and Graphviz renders it (when installed) to XML that parses
+// and shows no hidden character.
+func TestHostileNames(t *testing.T) {
+	fset, fn := cfgtest.Must(t, `
+	add
+L:
+	a1
+	@p bra L
+	ret
+`)
+	draw := func(name string) string {
+		fn.Name = name
+		fn.Instrs[0].Text = name
+		g, err := cfg.Build(fset, fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Blocks[1].Labels = []string{name}
+		return cfgdot.Graph(g, cfgdot.Options{}).String()
+	}
+	plain, out := draw("k"), draw(hostile)
+	if strings.Count("\n"+out, "\ndigraph") != 1 || strings.Count(out, "\n") != strings.Count(plain, "\n") {
+		t.Errorf("the name opens a graph:\n%s", out)
+	}
+	for _, r := range out {
+		if input.Hidden(r) {
+			t.Fatalf("hidden character %U in:\n%s", r, out)
+		}
+	}
+	checkRenders(t, out)
+}
+
+// checkRenders renders a DOT drawing with Graphviz, when installed, and
+// checks its SVG: one graph, well-formed XML.
+func checkRenders(t *testing.T, src string) {
+	t.Helper()
+	dotPath, err := exec.LookPath("dot")
+	if err != nil {
+		t.Log("Graphviz dot not installed: rendering not checked")
+		return
+	}
+	cmd := exec.Command(dotPath, "-Tsvg")
+	cmd.Stdin = strings.NewReader(src)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("dot -Tsvg: %v: %s\n%s", err, errb.String(), src)
+	}
+	if strings.Contains(errb.String(), "Error") || strings.Contains(errb.String(), "syntax") {
+		t.Errorf("dot: %s", errb.String())
+	}
+	d := xml.NewDecoder(&out)
+	d.Strict = true
+	d.Entity = xml.HTMLEntity
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("dot's SVG: %v", err)
+		}
 	}
 }

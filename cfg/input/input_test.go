@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -142,4 +143,41 @@ func nesting(v any) int {
 		return d + 1
 	}
 	return 0
+}
+
+func TestVisible(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain name_1", "plain name_1"},
+		{"a\x1b[31mred\x07", `a\x1b[31mred\x07`},
+		{"tab\tand\nnewline", "tab\tand\nnewline"},
+		{"cr\rdel\x7f", `cr\x0ddel\x7f`},
+		{"c1\u0085", `c1\u0085`},
+		{"bidi \u202eevil\u202c \u2066x\u2069", `bidi \u202eevil\u202c \u2066x\u2069`},
+		{"zw\u200bj\ufeff", `zw\u200bj\ufeff`},
+		{"bad \xff utf8", `bad \xff utf8`},
+		{"é ü 漢字", "é ü 漢字"},
+	} {
+		if got := Visible(tc.in); got != tc.want {
+			t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := OneLine("a\nb\tc\r\nd"); got != "a b c d" {
+		t.Errorf("OneLine: %q", got)
+	}
+}
+
+// TestVisibleWriter: a rune cut between two writes is kept whole; an
+// escape sequence never reaches the underlying writer.
+func TestVisibleWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := VisibleWriter(&b)
+	s := []byte("k\u202e漢\x1b[2J\n")
+	for i := range s {
+		if _, err := w.Write(s[i : i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := b.String(), `k\u202e漢\x1b[2J`+"\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

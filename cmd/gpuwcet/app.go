@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
@@ -111,7 +112,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 }
 
 // run executes the command line and returns the process exit code.
+// Standard output and standard error show the characters of an input
+// that would act on a terminal (escape sequences, bidirectional
+// controls) as escapes (input.VisibleWriter; issue 9 item 12).
 func run(args []string, stdout, stderr io.Writer) int {
+	vout, verr := input.VisibleWriter(stdout), input.VisibleWriter(stderr)
+	defer vout.Flush()
+	defer verr.Flush()
+	stdout, stderr = vout, verr
 	app := newApp(stdout, stderr)
 	// urfave/cli reports an unknown command as a missing help topic
 	// with exit code 3, which is the deadline verdict here.
