@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/bound/report"
@@ -36,15 +33,7 @@ func reportKeys(t *testing.T, want int, args ...string) (*report.Report, map[str
 // the ledger exactly when its run rests on them (issue 14: "the IDs that
 // this run needed, and only those").
 func TestAssumptionsNeeded(t *testing.T) {
-	facts := filepath.Join(t.TempDir(), "colsum.facts.toml")
-	var tmpl bytes.Buffer
-	if code := run([]string{"gpuwcet", "facts", "template", "../../examples/counted-loop/kernel.ptx"}, &tmpl, os.Stderr); code != 0 {
-		t.Fatal("facts template failed")
-	}
-	annotated := strings.NewReplacer("# [[kernel.loop]]", "[[kernel.loop]]", `# label =`, "label =", `# max = "colsum_param_2"`, "max = 500", `# why = "derived"`, `why = "at most 500 rows"`).Replace(tmpl.String())
-	if err := os.WriteFile(facts, []byte(annotated), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	facts := annotatedFacts(t)
 	sass := sassKernel(t, "k.sass", "FADD R30, R17, R18", "EXIT")
 	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.InlinedCalls, assume.PTXAsExecuted, assume.ArchMismatch,
 		assume.DefaultUnit, assume.HWOverride, assume.GridDispatch, assume.GridAlone, assume.CoResident, assume.GridClock}
