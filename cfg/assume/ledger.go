@@ -123,7 +123,7 @@ var ledger = []Entry{
 		Discharge: "nothing for direct calls; a call the hardware implements differently (a real call/return with stack traffic) must be covered by the description's timing of call and ret",
 		Basis:     "docs/model.md, \"Device calls\""},
 	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
-		Statement: "the paper's GUB (ECRTS 2025, reported by `gpuwcet bound`) is not given: it is defined for one known path per warp, not for a maximum over paths",
+		Statement: "the paper's GUB (ECRTS 2025, reported by gpuwcet bound) is not given: it is defined for one known path per warp, not for a maximum over paths",
 		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",
 		Discharge: "nothing: the reported bound is the proved WUB-based one; for a traced path gpuwcet bound also reports the GUB",
 		Basis:     staticGapsRef + "; docs/decisions.md, \"The reported bound is not the paper's GUB\""},
