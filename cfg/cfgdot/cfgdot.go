@@ -1,13 +1,17 @@
 // Package cfgdot draws control-flow graphs with Graphviz. It is the only
 // importer of github.com/emicklei/dot.
 //
-// The drawing is a debugging aid: one digraph per function; one node per
-// block (an HTML-like table), in block-index order, headed by the block
-// name, its labels and source line, then its instructions (a long block collapsed to its first
-// and last few instructions with "… N more"); natural loops as nested
-// clusters; edges styled by kind (taken green, fall-through black, jump
-// bold, indirect dashed purple, exit dotted grey) and back edges blue,
-// thick and with constraint=false; unreachable blocks grey; a virtual exit node.
+// The drawing is a debugging aid and review evidence: one digraph per
+// function; one node per block (an HTML-like table), in block-index order,
+// headed by the block name, its labels and source line, then its
+// instructions (a long block collapsed to its first and last few
+// instructions with "… N more", block-wide barriers always shown, in red,
+// the block's border red); natural loops as nested clusters; edges styled
+// by kind (taken green, fall-through black, jump bold, indirect dashed
+// purple, exit dotted grey) and back edges blue, thick and with
+// constraint=false; unreachable blocks grey; a virtual exit node. An
+// Overlay adds the worst case of a bound: per-block lines and fill
+// colours, the worst path bold, loop bounds on the loops' clusters.
 // The output is deterministic and renders with `dot -Tsvg`; other details
 // may change.
 package cfgdot
@@ -15,6 +19,7 @@ package cfgdot
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +27,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/input"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
 // Options tune the drawing. The zero value selects the defaults.
@@ -37,6 +43,32 @@ type Options struct {
 	// background colour (a Graphviz colour name, "" for none) and a note
 	// shown under the block header ("" for none).
 	Mark func(b *cfg.Block) (bg, note string)
+
+	// Overlay, when non-nil, draws the worst case of a bound on the graph
+	// (gpuwcet cfg --bound, gpuwcet analyze --dot).
+	Overlay *Overlay
+}
+
+// Overlay is what a drawing shows of a bound.
+type Overlay struct {
+	// Blocks holds, per block of the drawn graph, its part of the worst
+	// case (a block without an entry is drawn as without overlay).
+	Blocks map[*cfg.Block]BlockMark
+	// Loops holds a label per loop (its bound and where it comes from),
+	// appended to its cluster's label.
+	Loops map[*cfg.Loop]string
+	// Legend lines are shown under the graph's title.
+	Legend []string
+}
+
+// BlockMark is a block's part of the worst case.
+type BlockMark struct {
+	Fill    string   // background colour (a Graphviz colour, "#rrggbb"); "" for none
+	Lines   []string // shown under the block's header, bold
+	Tooltip string   // the block's tooltip (SVG title)
+	// OnPath: the block is on the worst path; its border is thick, and an
+	// edge between two blocks on the path is drawn bold.
+	OnPath bool
 }
 
 func (o Options) limits() (max, head, tail int) {
@@ -60,7 +92,13 @@ func (o Options) limits() (max, head, tail int) {
 func Graph(g *cfg.Graph, o Options) *dot.Graph {
 	d := dot.NewGraph(dot.Directed)
 	d.ID(quote(g.Func.Name))
-	d.Attr("label", dot.Literal(quote(g.Func.Name)))
+	title := g.Func.Name
+	if o.Overlay != nil {
+		for _, l := range o.Overlay.Legend {
+			title += "\n" + l
+		}
+	}
+	d.Attr("label", dot.Literal(quoteLines(title)))
 	d.Attr("labelloc", "t")
 	d.Attr("fontname", "Courier")
 	d.NodeInitializer(func(n dot.Node) {
@@ -90,6 +128,9 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 			label += ", line " + line
 		}
 		label += fmt.Sprintf(", depth %d", l.Depth)
+		if o.Overlay != nil && o.Overlay.Loops[l] != "" {
+			label += ", " + o.Overlay.Loops[l]
+		}
 		c.Attr("label", dot.Literal(quote(label)))
 		c.Attr("style", "rounded")
 		c.Attr("color", "blue")
@@ -109,6 +150,9 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 		}
 		n := owner.Node(fmt.Sprintf("b%06d", b.Index))
 		n.Attr("label", dot.HTML(blockLabel(g, b, o)))
+		if m, ok := o.mark(b); ok && m.Tooltip != "" {
+			n.Attr("tooltip", dot.Literal(quote(m.Tooltip)))
+		}
 		nodes[b.Index] = n
 	}
 	exit := d.Node("exit")
@@ -147,6 +191,12 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 				de.Attr("penwidth", "2")
 				de.Attr("constraint", "false")
 			}
+			if m, ok := o.mark(b); ok && m.OnPath {
+				if n, ok := o.mark(e.To); ok && n.OnPath {
+					de.Attr("penwidth", "3")
+					de.Attr("style", "bold")
+				}
+			}
 		}
 	}
 	return d
@@ -156,6 +206,21 @@ func Graph(g *cfg.Graph, o Options) *dot.Graph {
 func Write(w io.Writer, g *cfg.Graph, o Options) error {
 	_, err := io.WriteString(w, Graph(g, o).String())
 	return err
+}
+
+// mark returns b's part of the overlay.
+func (o Options) mark(b *cfg.Block) (BlockMark, bool) {
+	if o.Overlay == nil {
+		return BlockMark{}, false
+	}
+	m, ok := o.Overlay.Blocks[b]
+	return m, ok
+}
+
+// isBlockBarrier reports whether in is a barrier that waits for the whole
+// block (it ends a barrier section).
+func isBlockBarrier(in *isa.Instr) bool {
+	return in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock()
 }
 
 func isBackEdge(g *cfg.Graph, e cfg.Edge) bool {
@@ -190,7 +255,7 @@ func lineOf(g *cfg.Graph, b *cfg.Block) string {
 // real kernels drawn with loop clusters (found by the corpus test).
 func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 	var sb strings.Builder
-	border, bg := "1", ""
+	border, bg, color := "1", "", ""
 	if b.Index == 0 {
 		border = "2"
 	}
@@ -205,7 +270,19 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 			bg = ` BGCOLOR="` + Escape(c) + `"`
 		}
 	}
-	sb.WriteString(`<TABLE BORDER="` + border + `" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"` + bg + `>`)
+	m, marked := o.mark(b)
+	if marked && m.Fill != "" && b.Reachable {
+		bg = ` BGCOLOR="` + Escape(m.Fill) + `"`
+	}
+	if marked && m.OnPath {
+		border = "3"
+	}
+	barrier := slices.ContainsFunc(b.Instrs, isBlockBarrier)
+	if barrier {
+		color = ` COLOR="red"`
+		border = max(border, "2")
+	}
+	sb.WriteString(`<TABLE BORDER="` + border + `" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"` + bg + color + `>`)
 	head := b.Name()
 	if b.Orig != nil {
 		head += " = " + b.Orig.Name()
@@ -219,7 +296,15 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 	if !b.Reachable {
 		head += " unreachable"
 	}
+	if barrier {
+		head += " BARRIER"
+	}
 	sb.WriteString(`<TR><TD ALIGN="LEFT"><B>` + Escape(head) + `</B></TD></TR>`)
+	if marked {
+		for _, l := range m.Lines {
+			sb.WriteString(`<TR><TD ALIGN="LEFT"><B>` + Escape(l) + `</B></TD></TR>`)
+		}
+	}
 	if note != "" {
 		sb.WriteString(`<TR><TD ALIGN="LEFT"><I>` + Escape(note) + `</I></TD></TR>`)
 	}
@@ -236,8 +321,17 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 			if g.Fset != nil && in.Pos.IsValid() {
 				prefix = strconv.Itoa(g.Fset.Position(in.Pos).Line) + ": "
 			}
-			sb.WriteString(Escape(prefix + text))
+			if isBlockBarrier(in) {
+				sb.WriteString(`<FONT COLOR="red"><B>` + Escape(prefix+text) + `</B></FONT>`)
+			} else {
+				sb.WriteString(Escape(prefix + text))
+			}
 			sb.WriteString(`<BR ALIGN="LEFT"/>`)
+		}
+		more := func(n int) {
+			if n > 0 {
+				sb.WriteString(`<I>` + Escape(fmt.Sprintf("… %d more", n)) + `</I><BR ALIGN="LEFT"/>`)
+			}
 		}
 		n := len(b.Instrs)
 		if n <= max {
@@ -245,10 +339,23 @@ func blockLabel(g *cfg.Graph, b *cfg.Block, o Options) string {
 				line(i)
 			}
 		} else {
+			// The first nh and last nt instructions, and every block-wide
+			// barrier between them: a barrier is never collapsed (issue 9
+			// item 18).
 			for i := 0; i < nh; i++ {
 				line(i)
 			}
-			sb.WriteString(`<I>` + Escape(fmt.Sprintf("… %d more", n-nh-nt)) + `</I><BR ALIGN="LEFT"/>`)
+			hidden := 0
+			for i := nh; i < n-nt; i++ {
+				if isBlockBarrier(b.Instrs[i]) {
+					more(hidden)
+					hidden = 0
+					line(i)
+				} else {
+					hidden++
+				}
+			}
+			more(hidden)
 			for i := n - nt; i < n; i++ {
 				line(i)
 			}
@@ -297,6 +404,17 @@ func Escape(s string) string {
 		prevSpace = r == ' '
 	}
 	return sb.String()
+}
+
+// quoteLines returns the lines of s (separated by '\n') as a quoted DOT
+// string whose lines are centred.
+func quoteLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		q := quote(l)
+		lines[i] = q[1 : len(q)-1]
+	}
+	return `"` + strings.Join(lines, `\n`) + `"`
 }
 
 // quote returns s as a quoted DOT string, on one line, its hidden

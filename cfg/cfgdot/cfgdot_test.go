@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -141,4 +142,65 @@ func checkRenders(t *testing.T, src string) {
 			t.Fatalf("dot's SVG: %v", err)
 		}
 	}
+}
+
+// TestBarrierNeverCollapsed is issue 9 item 18: a block-wide barrier in
+// the middle of a long block stays visible, in red, with the block's
+// border red, however few instructions are shown.
+func TestBarrierNeverCollapsed(t *testing.T) {
+	src := "\ta0\n"
+	for i := 1; i < 20; i++ {
+		src += "\ta" + strconv.Itoa(i) + "\n"
+		if i == 10 {
+			src += "\tbar.sync 0\n"
+		}
+	}
+	src += "\tret\n"
+	fset, fn := cfgtest.Must(t, src)
+	g, err := cfg.Build(fset, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := cfgdot.Graph(g, cfgdot.Options{MaxInstrs: 4, Head: 2, Tail: 1}).String()
+	for _, want := range []string{"… 9 more</I><BR ALIGN=\"LEFT\"/><FONT COLOR=\"red\"><B>12: bar.sync 0</B></FONT><BR ALIGN=\"LEFT\"/><I>… 9 more", `COLOR="red">`, "BARRIER"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("drawing lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestOverlay: marked blocks get their lines, fill and tooltip, the edges
+// between blocks on the path are bold, loops their label, the graph the
+// legend.
+func TestOverlay(t *testing.T) {
+	fset, fn := cfgtest.Must(t, `
+	add
+L:
+	a1
+	@p bra L
+	ret
+`)
+	g, err := cfg.Build(fset, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &cfgdot.Overlay{
+		Blocks: map[*cfg.Block]cfgdot.BlockMark{
+			g.Blocks[0]: {Fill: "#fee0d2", Lines: []string{"worst path: ×1"}, OnPath: true, Tooltip: "tip <0>"},
+			g.Blocks[1]: {Fill: "#fb6a4a", Lines: []string{"worst path: ×8"}, OnPath: true},
+		},
+		Loops:  map[*cfg.Loop]string{g.Loops[0]: "bound 8 (derived)"},
+		Legend: []string{"bound 99 cycles"},
+	}
+	out := cfgdot.Graph(g, cfgdot.Options{Overlay: o}).String()
+	for _, want := range []string{`BGCOLOR="#fb6a4a"`, "worst path: ×8", `tooltip="tip <0>"`, "depth 1, bound 8 (derived)", `label="f\nbound 99 cycles"`,
+		`n2->n3[penwidth="3",style="bold"]`, `BORDER="3"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("drawing lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `n3->n4[penwidth="3"`) {
+		t.Errorf("an edge to a block off the path is bold:\n%s", out)
+	}
+	checkRenders(t, out)
 }

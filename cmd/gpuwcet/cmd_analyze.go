@@ -74,6 +74,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "dot", Usage: "also write the CFGs with the worst case drawn on them into `DIR` (KERNEL.dot, and KERNEL.classK.dot per warp class; docs/report.md)", Category: catOutput},
 		}, kernelLevelFlags()...),
 		Action: analyzeAction,
 	}
@@ -115,7 +116,8 @@ func analyzeAction(c *cli.Context) error {
 	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions, Kernels: []report.ScopeKernel{}}
 	j.SetAssumptions(assume.EveryAnalyze())
 	var text bytes.Buffer
-	code, msgs, err := analyzeRun(c, j, &text)
+	var drawings []kernelDrawing
+	code, msgs, err := analyzeRun(c, j, &text, &drawings)
 	if fp := c.String("compare"); err == nil && fp != "" {
 		if j.Comparison, err = compareWith(fp, j); err == nil && format == "text" {
 			text.WriteByte('\n')
@@ -171,6 +173,12 @@ func analyzeAction(c *cli.Context) error {
 			werrs = append(werrs, fmt.Sprintf("--%s: %v", o.flag, werr))
 		}
 	}
+	if dir := c.String("dot"); dir != "" {
+		check := func(p string) error { return checkOutputs([]outputPath{{"dot", p}}, ins) }
+		if err := writeDrawings(dir, drawings, check); err != nil {
+			werrs = append(werrs, fmt.Sprintf("--dot: %v", err))
+		}
+	}
 	if len(werrs) > 0 {
 		// A report that could not be written is exit code 1 whatever
 		// the analysis found: a CI step must not pass, or give a
@@ -209,7 +217,7 @@ func compareWith(path string, j *report.Report) (*report.Comparison, error) {
 // description, launch, kernels, diagnostics) and the text summary into
 // text. It returns the exit code and the messages of the kernels, or an
 // error when the run stops before the kernels are analysed.
-func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []string, error) {
+func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *[]kernelDrawing) (int, []string, error) {
 	if c.NArg() != 1 {
 		return 0, nil, codef(ExitBadInput, "analyze: want exactly one INPUT, got %d", c.NArg())
 	}
@@ -263,28 +271,12 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 	if err != nil {
 		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 	}
-	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha, phases.StrictInput: c.Bool(strictFlag.Name)}}
-	if err := divergenceInputs(c, opts.Inputs); err != nil {
+	opts, facts, err := analysisOptions(c, hw, launch, sha)
+	if facts != nil {
+		j.Inputs = append(j.Inputs, *facts)
+	}
+	if err != nil {
 		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
-	}
-	if fp := c.String("facts"); fp != "" {
-		fsrc, err := input.ReadFile(fp, input.MaxTOMLBytes)
-		if err != nil {
-			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
-		}
-		j.Inputs = append(j.Inputs, report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"})
-		facts, err := loops.DecodeFacts(fp, fsrc)
-		if err != nil {
-			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: --facts: %w", err))
-		}
-		opts.Inputs[loops.FactsInput] = facts
-	}
-	if k := c.String("kernel"); k != "" {
-		re, err := regexp.Compile(k)
-		if err != nil {
-			return 0, nil, codef(ExitBadInput, "analyze: --kernel: %v", err)
-		}
-		opts.Funcs = re
 	}
 	res, err := pass.Run([]*pass.Analyzer{static.Analyzer}, file, opts)
 	if err != nil {
@@ -405,6 +397,7 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 			}
 		}
 		rk.JSONKernel = *jk
+		*drawings = append(*drawings, drawKernel(rep))
 		rk.LowerBound = blockLower(rep, hw)
 		if kl.on {
 			kj, err := kl.compute(file, fn, rep, launch)
@@ -446,6 +439,38 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (int, []st
 	sortDiagnostics(rdiags)
 	j.Diagnostics = append([]report.Diagnostic{}, rdiags...)
 	return code, msgs, nil
+}
+
+// analysisOptions returns the options of the static analysis of a
+// listing whose SHA-256 is sha (--strict, --max-warp-blocks, --facts,
+// --kernel), and the facts file's input record when --facts names one
+// that could be read.
+func analysisOptions(c *cli.Context, hw *hwdesc.Desc, launch pass.Launch, sha string) (pass.Options, *report.Input, error) {
+	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: sha, phases.StrictInput: c.Bool(strictFlag.Name)}}
+	if err := divergenceInputs(c, opts.Inputs); err != nil {
+		return opts, nil, err
+	}
+	var in *report.Input
+	if fp := c.String("facts"); fp != "" {
+		fsrc, err := input.ReadFile(fp, input.MaxTOMLBytes)
+		if err != nil {
+			return opts, nil, fmt.Errorf("--facts: %w", err)
+		}
+		in = &report.Input{Path: fp, SHA256: loops.SHA256(fsrc), Kind: "facts"}
+		facts, err := loops.DecodeFacts(fp, fsrc)
+		if err != nil {
+			return opts, in, fmt.Errorf("--facts: %w", err)
+		}
+		opts.Inputs[loops.FactsInput] = facts
+	}
+	if k := c.String("kernel"); k != "" {
+		re, err := regexp.Compile(k)
+		if err != nil {
+			return opts, in, fmt.Errorf("--kernel: %v", err)
+		}
+		opts.Funcs = re
+	}
+	return opts, in, nil
 }
 
 // runErrorDiags turns an error that stopped analyze before the kernels

@@ -13,11 +13,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/divergence"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
 )
 
 func cfgCommand() *cli.Command {
@@ -50,7 +52,20 @@ same branch outcomes (docs/divergence.md): text adds a divergence section
 (per branch: line, uniform or possibly divergent, reason, reconvergence,
 outcome per class); dot highlights divergent branches and reconvergence
 points; json has one function per class, named FUNC#cK. --block, --grid
-and --arg give the launch configuration used to resolve branches per warp.`,
+and --arg give the launch configuration used to resolve branches per warp.
+
+--bound (with --format dot, --hw and the launch configuration; --facts for
+annotated loop bounds) draws the worst case of the static bound of gpuwcet
+analyze on the graph (docs/report.md, "CFG with the worst case"): each
+block on the worst path shows its load cycles on it and the times it is
+counted, is filled by its share (darkest: the largest) and drawn thick, as
+are the edges between such blocks; loops show their bound and its source
+(derived, annotated, release); divergent branches say where they
+reconverge; block-wide barriers are red (and, as without --bound, never
+collapsed into "… N more"). The graph drawn is the thread-level graph with
+device calls inlined; with --warp, the warp-level graph of each class with
+that class's part of the worst case. A kernel that cannot be bounded is an
+error (exit code 2 when not bounded, 1 for bad input), as in analyze.`,
 		Flags: []cli.Flag{
 			inputFormatFlag, maxInputFlag,
 			&cli.StringFlag{Name: "kernel", Usage: "only functions whose name matches `REGEXP`", Category: catInput},
@@ -64,6 +79,10 @@ and --arg give the launch configuration used to resolve branches per warp.`,
 			blockFlag, maxWarpBlocksFlag,
 			gridFlag,
 			argFlag,
+			&cli.BoolFlag{Name: "bound", Usage: "dot: draw the worst case of the static bound (needs --hw and the launch configuration)", Category: catOutput},
+			&cli.StringFlag{Name: "hw", Usage: "with --bound: hardware description, a built-in `NAME` (gpuwcet hw list) or a TOML FILE", Category: catTarget},
+			&cli.StringFlag{Name: "facts", Usage: "with --bound: flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
+			strictFlag,
 		},
 		Action: cfgAction,
 	}
@@ -80,15 +99,40 @@ func cfgAction(c *cli.Context) error {
 	}
 	opts := pass.Options{AllFuncs: c.Bool("all-funcs"), Check: c.Bool("check")}
 	warp := c.Bool(warpFlagName)
+	bound := c.Bool("bound")
 	roots := []*pass.Analyzer{cfg.Analyzer}
-	if !warp {
+	if !warp && !bound {
 		for _, f := range []string{blockFlag.Name, gridFlag.Name, argFlag.Name, maxWarpBlocksFlag.Name} {
 			if c.IsSet(f) {
-				return codef(ExitBadInput, "cfg: --%s needs --warp (the launch configuration resolves branches per warp)", f)
+				return codef(ExitBadInput, "cfg: --%s needs --warp or --bound (the launch configuration resolves branches per warp)", f)
 			}
 		}
 	}
-	if warp {
+	if !bound {
+		for _, f := range []string{"hw", "facts", strictFlag.Name} {
+			if c.IsSet(f) {
+				return codef(ExitBadInput, "cfg: --%s needs --bound", f)
+			}
+		}
+	}
+	var hw *hwdesc.Desc
+	if bound {
+		if format != "dot" {
+			return codef(ExitBadInput, "cfg: --bound draws on the DOT graph: give --format dot")
+		}
+		if !c.IsSet("hw") {
+			return codef(ExitBadInput, "cfg: --bound needs a hardware description: give --hw NAME (gpuwcet hw list) or --hw FILE")
+		}
+		if c.Bool("all-funcs") {
+			return codef(ExitBadInput, "cfg: --bound bounds kernels: drop --all-funcs")
+		}
+		var err error
+		if hw, err = hwdesc.Resolve(c.String("hw")); err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("cfg: --hw: %w", err))
+		}
+		roots = []*pass.Analyzer{static.Analyzer}
+	}
+	if warp || bound {
 		l, err := launchFromFlags(c)
 		if err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)
@@ -98,7 +142,9 @@ func cfgAction(c *cli.Context) error {
 		if err := divergenceInputs(c, opts.Inputs); err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)
 		}
-		roots = []*pass.Analyzer{divergence.Analyzer}
+		if !bound {
+			roots = []*pass.Analyzer{divergence.Analyzer}
+		}
 	}
 	if k := c.String("kernel"); k != "" {
 		re, err := regexp.Compile(k)
@@ -120,24 +166,32 @@ func cfgAction(c *cli.Context) error {
 	var stdout bytes.Buffer
 	var jsonFuncs []*cfg.JSON
 	var files []*isa.File
+	var shas []string
 	var kernels []*isa.Func // the kernels --arg may name
 	for _, path := range c.Args().Slice() {
-		file, err := loadFile(c, path)
+		file, sha, err := loadFileSHA(c, path)
 		if err != nil {
 			return err
 		}
 		files = append(files, file)
+		shas = append(shas, sha)
 		if fs, err := selectFuncs(file, c.String("kernel")); err == nil {
 			kernels = append(kernels, fs...)
 		}
 	}
-	if warp {
+	if warp || bound {
 		if err := checkLaunchArgs(opts.Launch, kernels); err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)
 		}
 	}
 	for i, file := range files {
 		path := c.Args().Get(i)
+		if bound {
+			var err error
+			if opts, _, err = analysisOptions(c, hw, opts.Launch, shas[i]); err != nil {
+				return withCode(ExitBadInput, fmt.Errorf("cfg: %w", err))
+			}
+		}
 		res, err := pass.Run(roots, file, opts)
 		if err != nil {
 			return codef(ExitBadInput, "cfg: %v", err)
@@ -146,12 +200,22 @@ func cfgAction(c *cli.Context) error {
 			fmt.Fprint(c.App.ErrWriter, diagLine(file.Fset, d))
 		}
 		if err := res.Err(); err != nil {
+			if bound && static.Unbounded(err) {
+				return withCode(ExitUnbounded, err)
+			}
 			return withCode(ExitBadInput, err)
 		}
 		selected += len(res.Funcs)
 		for _, fn := range res.Funcs {
 			var buf bytes.Buffer
-			if warp {
+			graphs := 1 // DOT graphs in buf
+			if bound {
+				rep := res.Get(static.Analyzer, fn).Result.(*static.Report)
+				writeBoundDOT(&buf, rep, warp, c.Int("max-instrs"))
+				if warp {
+					graphs = len(rep.Info.Classes)
+				}
+			} else if warp {
 				info := res.Get(divergence.Analyzer, fn).Result.(*divergence.Info)
 				if err := writeWarp(&buf, format, info, c.Int("max-instrs"), c.Bool("instrs"), &jsonFuncs); err != nil {
 					return withCode(ExitBadInput, err)
@@ -165,9 +229,12 @@ func cfgAction(c *cli.Context) error {
 					jsonFuncs = jsonFuncs[:len(jsonFuncs)-n]
 				}
 			}
-			g := res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
+			var g *cfg.Graph
+			if !bound {
+				g = res.Get(cfg.Analyzer, fn).Result.(*cfg.Graph)
+			}
 			switch {
-			case warp:
+			case warp, bound:
 			case format == "text":
 				err = cfg.Format(&buf, g)
 			case format == "dot":
@@ -183,8 +250,7 @@ func cfgAction(c *cli.Context) error {
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			graphs := 1 // DOT graphs in buf
-			if warp {
+			if warp && !bound {
 				graphs = len(res.Get(divergence.Analyzer, fn).Result.(*divergence.Info).Classes)
 			}
 			if outDir == "" {

@@ -214,3 +214,7 @@ func TestCFGDotSeveralGraphs(t *testing.T) {
 		}
 	}
 }
+
+// TestCFGGolden runs the cfg command lines of testdata/cfg (the worst
+// case drawn with --bound, barriers never collapsed).
+func TestCFGGolden(t *testing.T) { commandGolden(t, "testdata/cfg/*.txtar") }
