@@ -26,7 +26,7 @@ var shades = []string{"#fff5f0", "#fee0d2", "#fcbba1", "#fc9272", "#fb6a4a"}
 
 // blockSum is a block's part of the worst case.
 type blockSum struct {
-	cycles, count int64 // load cycles; executions (of the first instruction)
+	cycles, count int64    // load cycles; executions (of the first instruction)
 	where         []string // "section 2, class warp 0: ×16, 192 cycles"
 }
 
