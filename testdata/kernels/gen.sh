@@ -23,8 +23,8 @@
 #          for every arch here: no -target-feature flag is needed.
 #          -gline-directives-only adds .loc/.file directives and an empty
 #          .debug_loc section, and nothing else (-gline-tables-only adds full
-#          DWARF sections and ".target sm_XX, debug" at -O0, three times the
-#          PTX). The PTX instructions are the same as without it; the .loc
+#          DWARF sections and ".target sm_XX, debug" at -O0: 1.5 times the
+#          PTX of -gline-directives-only). The PTX instructions are the same as without it; the .loc
 #          directives do change ptxas's register allocation at -O0 and -O1
 #          (check-lineinfo.sh), so the SASS here is that of a build with
 #          line information, as a user compiling with it gets.
@@ -33,7 +33,7 @@
 #            O3: -O3 (device code is optimised by default: cicc and ptxas -O3)
 #            O0: -Xcicc -O0 -Xptxas -O0 (unoptimised NVVM and ptxas, without
 #                the full debug information of -G, which also disables
-#                optimisation but triples the PTX with DWARF sections)
+#                optimisation but makes 2.4 times the PTX with DWARF)
 #          nvcc writes the absolute source path into the PTX .file directive;
 #          gen.sh rewrites it to "./<stem>.cu" (the only edit of any
 #          compiler output besides the provenance comment) so the files do
