@@ -59,12 +59,19 @@
 // evaluates an expression for every thread of a launch and returns the
 // largest value, the loop's trip count for that launch.
 //
+// Launch.Flags gives the gpuwcet --block, --grid and --arg flags of a
+// launch; Corpus.ResUsage reads the registers per thread, stack and shared
+// memory of every function of every listing (resusage.tsv).
+//
 // To relate a loop of a listing to the source, take the lines of the
 // loop's own instructions (not those of loops nested in it): from the
 // PTX .loc directives (Source.PTXLines) or the SASS line table
 // (Listing.Lines, LineTable.Lines); Source.MatchLoop picks the source
 // loop. The graph-level part (which instructions a loop owns) belongs to
-// package cfg; its corpus test (cfg/kernels_test.go) shows the use:
+// package cfg; its corpus test (cfg/kernels_test.go) shows the use. A
+// listing loop runs its header at most trip + 1 times per entry (trip for
+// a rotated loop); an unrolled main loop or a remainder loop that maps to
+// the same source loop runs it fewer times:
 //
 //	c := cfgtest.Open(t)
 //	for _, k := range c.Kernels {
