@@ -373,3 +373,38 @@ func (k *Kernel) Exhaustive(l Launch, opt Options, limit int, visit func(*Block)
 		prefix = append(made[:j:j], made[j]+1)
 	}
 }
+
+// Registers runs the block and returns the final values, in each lane of
+// warp w, of the kernel's registers named (integers and predicates, as
+// the interpreter holds them: sign-extended for signed results), leaving
+// out a register that holds a drawn value in some lane. It is for
+// differential tests against another implementation of the semantics.
+func (k *Kernel) Registers(l Launch, opt Options, w int, names []string) (map[string][]uint64, error) {
+	x, err := k.execute(l, opt)
+	if err != nil {
+		return nil, err
+	}
+	if w < 0 || w >= len(x.warps) {
+		return nil, fmt.Errorf("simt: no warp %d", w)
+	}
+	wp := x.warps[w]
+	fr := wp.base
+	out := map[string][]uint64{}
+next:
+	for _, n := range names {
+		r, ok := fr.f.dc.regs[n]
+		if !ok {
+			continue
+		}
+		vs := make([]uint64, wp.lanes)
+		for l := range vs {
+			v, drawn := fr.get(x, r, l)
+			if drawn {
+				continue next
+			}
+			vs[l] = v
+		}
+		out[n] = vs
+	}
+	return out, nil
+}
