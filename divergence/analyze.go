@@ -124,7 +124,7 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 			lanes = slices.Max(c.Lanes)
 		}
 		wb := &warpBuilder{g: g, branches: map[*cfg.Block]int{}, brs: info.Branches, out: c.Outcomes,
-			max: o.MaxBlocks, maxSides: o.MaxSides, fn: g.Func.Name, class: c.Name, drainMax: lanes - 1, launch: l.Threads() > 0}
+			max: o.MaxBlocks, maxSides: o.MaxSides, fn: g.Func.Name, class: c.Name, drainMax: lanes - 1, loopBound: o.LoopBound, launch: l.Threads() > 0}
 		for k, br := range info.Branches {
 			wb.branches[br.Block] = k
 		}

@@ -368,3 +368,57 @@ func TestExamples(t *testing.T) {
 		}
 	}
 }
+
+// leaveLoop: lanes leave the loop at the iteration equal to their lane
+// (counter == tid & 3) through a store, before the reconvergence point.
+const leaveLoop = `
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 3;
+	mov.u32 %r3, 0;
+LOOP:
+	setp.eq.s32 %p1, %r3, %r2;
+	@%p1 bra LEAVE;
+	add.s32 %r3, %r3, 1;
+	setp.lt.s32 %p2, %r3, 3;
+	@%p2 bra LOOP;
+	bra.uni DONE;
+LEAVE:
+	st.global.f32 [%rd1], %f1;
+DONE:
+	ret;`
+
+// TestDrain: the leaving lanes' store is also placed after the loop, once
+// per group that may wait there: lanes-1 of them, or, when the loop bound
+// is known, as many as the branches reconverging there run: the break and
+// the latch (whose counter is varying after the divergent break; its exit
+// side is the jump to DONE), 3 times each.
+func TestDrain(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, "k.ptx", []byte(kernel(leaveLoop)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(fset, f.Kernels()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := func(o divergence.Options) int {
+		info, err := divergence.Analyze(g, pass.Launch{Block: [3]int{32, 1, 1}}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, b := range info.Classes[0].Graph.Blocks {
+			if len(b.Instrs) > 0 && strings.HasPrefix(b.Instrs[0].Text, "st.global") {
+				n++
+			}
+		}
+		return n
+	}
+	all := copies(divergence.Options{})
+	three := copies(divergence.Options{LoopBound: func(*cfg.Loop) (int64, bool) { return 3, true }})
+	unknown := copies(divergence.Options{LoopBound: func(*cfg.Loop) (int64, bool) { return 0, false }})
+	if all-three != 31-6 || unknown != all {
+		t.Errorf("store copies: %d with lanes-1 groups, %d with loop bound 3 (want 25 fewer), %d with the bound unknown (want %d)", all, three, unknown, all)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
@@ -181,6 +182,12 @@ type Options struct {
 	// counterfactual analyses (package bound/pessimism: what the bound
 	// owes to a branch the analysis could not resolve), never the bound.
 	Resolve func(br *Branch) (o Outcome, ok bool)
+	// LoopBound, when set, gives the bound of a thread-level loop (the
+	// most executions of its header per entry; false: unbounded). The
+	// drain of a divergent loop exit then lets at most as many lane
+	// groups wait as the branches reconverging there can execute, instead
+	// of lanes-1 (docs/model.md, "Divergence and the warp-level CFG").
+	LoopBound func(*cfg.Loop) (int64, bool)
 }
 
 // DefaultMaxBlocks is the default bound on the copies of blocks a
@@ -269,7 +276,7 @@ known (thread-index ranges, kernel arguments, launch dimensions), groups
 warps with identical outcomes into classes, and builds per class a
 warp-level CFG in which a divergent branch runs both sides one after the
 other until reconvergence (docs/divergence.md).`,
-	Requires:   []*pass.Analyzer{values.Analyzer},
+	Requires:   []*pass.Analyzer{values.Analyzer, loops.Analyzer},
 	ResultType: reflect.TypeOf((*Info)(nil)),
 	Run:        run,
 	Format: func(w io.Writer, result any) error {
@@ -300,6 +307,9 @@ func run(p *pass.Pass) (any, error) {
 	}
 	o := OptionsOf(p.Inputs)
 	o.Values = vals
+	if lr, ok := p.ResultOf[loops.Analyzer].(*loops.Result); ok {
+		o.LoopBound = func(l *cfg.Loop) (int64, bool) { return lr.Max(l.Header) }
+	}
 	info, err := Analyze(vals.Graph, p.Launch, o)
 	if err != nil {
 		return nil, err

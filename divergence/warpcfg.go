@@ -152,9 +152,10 @@ func (w *warpBuilder) normalize(t int, ctx []frame) []dest {
 // a loop by, through exit sides that run code before R: those groups may
 // wait for the looping lanes (leavers last) and run after them.
 type drainSpec struct {
-	r      int    // reconvergence point (block index or exitIdx)
-	sides  []int  // exit sides other than R and the exit
-	region []bool // by thread block: reached from the branch before R
+	b      *cfg.Block // the branch's block
+	r      int        // reconvergence point (block index or exitIdx)
+	sides  []int      // exit sides other than R and the exit
+	region []bool     // by thread block: reached from the branch before R
 }
 
 // drains returns the drain alternatives of an edge from thread block x to
@@ -189,9 +190,12 @@ func (w *warpBuilder) drains(x, t int, ctx []frame) []dest {
 	slices.Sort(rs)
 	var out []dest
 	for _, r := range rs {
+		if w.drainLen[r] <= 0 {
+			continue
+		}
 		ds := w.sides[r]
 		for _, d := range ds {
-			out = append(out, dest{t: d, ctx: push(ctx, frame{r: r, resume: noResume, sides: ds, left: w.drainMax - 1, wait: t == r})})
+			out = append(out, dest{t: d, ctx: push(ctx, frame{r: r, resume: noResume, sides: ds, left: w.drainLen[r] - 1, wait: t == r})})
 		}
 	}
 	return out
@@ -208,8 +212,12 @@ type warpBuilder struct {
 	fn       string
 	class    string
 	drainMax int // most lane groups that may wait to leave a loop (lanes-1)
-	specs    []drainSpec
-	sides    map[int][]int // by reconvergence point: the exit sides of its specs, sorted
+	// loopBound gives thread-level loop bounds (nil: unknown);
+	// drainLen, by reconvergence point, the most groups a drain runs.
+	loopBound func(*cfg.Loop) (int64, bool)
+	drainLen  map[int]int
+	specs     []drainSpec
+	sides     map[int][]int // by reconvergence point: the exit sides of its specs, sorted
 
 	states []state
 	index  map[string]int
@@ -297,6 +305,7 @@ func (w *warpBuilder) build() (*cfg.Graph, map[*cfg.Block]int, map[*cfg.Block]bo
 	for _, ds := range w.sides {
 		slices.Sort(ds)
 	}
+	w.drainLen = w.drainLengths()
 	if _, err := w.node(0, nil); err != nil {
 		return nil, nil, nil, err
 	}
@@ -349,6 +358,47 @@ func (w *warpBuilder) build() (*cfg.Graph, map[*cfg.Block]int, map[*cfg.Block]bo
 	return wg, depth, reconv, nil
 }
 
+// drainLengths bounds, per reconvergence point R, the lane groups that may
+// wait at R: lanes-1 (each group holds a lane, the looping lanes keep
+// one), and, when every loop bound is known, the executions of the
+// branches reconverging at R in one episode (a group splits off at most
+// once per execution of a branch; a branch runs at most the product of
+// the bounds of the loops holding it per entry into the outermost, and an
+// episode from the branch to R lies within one such entry: leaving that
+// loop and entering it again would need a cycle around it, a loop holding
+// it).
+func (w *warpBuilder) drainLengths() map[int]int {
+	out := map[int]int{}
+	known := map[int]bool{}
+	sum := map[int]int64{}
+	for _, sp := range w.specs {
+		if _, ok := known[sp.r]; !ok {
+			known[sp.r] = w.loopBound != nil
+		}
+		n := int64(1)
+		for l := sp.b.Loop; l != nil && known[sp.r]; l = l.Parent {
+			b, ok := w.loopBound(l)
+			if !ok {
+				known[sp.r] = false
+				break
+			}
+			if b > int64(w.drainMax) {
+				n = int64(w.drainMax) + 1
+			} else {
+				n = min(n*max(b, 1), int64(w.drainMax)+1)
+			}
+		}
+		sum[sp.r] = min(sum[sp.r]+n, int64(w.drainMax)+1)
+	}
+	for r := range known {
+		out[r] = w.drainMax
+		if known[r] {
+			out[r] = min(w.drainMax, int(sum[r]))
+		}
+	}
+	return out
+}
+
 // drainSpecs lists the divergent branches of the class that leave a loop
 // with a lane group that runs code before reconverging.
 func (w *warpBuilder) drainSpecs() []drainSpec {
@@ -359,7 +409,7 @@ func (w *warpBuilder) drainSpecs() []drainSpec {
 		}
 		b := br.Block
 		r := w.blockIdx(br.Reconv)
-		loops, sp := false, drainSpec{r: r}
+		loops, sp := false, drainSpec{b: b, r: r}
 		for _, e := range b.Succs {
 			t := w.blockIdx(e.To)
 			switch {
