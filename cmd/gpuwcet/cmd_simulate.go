@@ -60,8 +60,9 @@ divergence: taken-first (as measured on Pascal), fallthrough-first, random
 runs last: lanes leaving a loop then run after its remaining iterations),
 all (the four, the longest simulated is printed) or exhaustive (every order
 at every divergence, at most --max-orders executions; the longest is
-printed). --max-loops makes data-dependent loops run to their --facts
-bound. --check-bound also runs the static analysis (as analyze) and exits with code 4 when the makespan exceeds its bound.`,
+printed). --max-loops draws memory never written as non-zero values, so
+that loops ended by a zero in memory (a sentinel, a flag) run to their
+--facts bound. --check-bound also runs the static analysis (as analyze) and exits with code 4 when the makespan exceeds its bound.`,
 		Flags: []cli.Flag{
 			timingHWFlag, timingFormatFlag, timingKernelFlag, inputFormatFlag, maxInputFlag, dedupeFlag,
 			&cli.IntFlag{Name: "warps", Usage: "replicate the single path to `N` warps (at most 32)", DefaultText: "the trace's warps, or 1", Category: catTarget},
@@ -73,7 +74,7 @@ bound. --check-bound also runs the static analysis (as analyze) and exits with c
 			&cli.Uint64Flag{Name: "paths-seed", Usage: "draw the warps' paths through a kernel with control flow on a SIMT stack from seed `N` (needs --block)", DefaultText: "none: a single path", Category: catTarget},
 			&cli.StringFlag{Name: "order", Aliases: []string{"sides"}, Value: "taken-first", Usage: "with --paths-seed: `ORDER` of the lane groups of a divergence: " + orderNames, Category: catTarget},
 			&cli.IntFlag{Name: "max-orders", Value: 256, Usage: "with --order exhaustive: simulate at most `N` executions", Category: catTarget},
-			&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: loops whose exit depends on drawn data run to their --facts bound", Category: catTarget},
+			&cli.BoolFlag{Name: "max-loops", Usage: "with --paths-seed: memory never written is drawn non-zero (loops ended by a zero run to their --facts bound)", Category: catTarget},
 			&cli.BoolFlag{Name: "check-bound", Usage: "with --paths-seed: print the static bound (gpuwcet analyze) and exit 4 when the makespan exceeds it", Category: catOutput},
 		},
 		Action: func(c *cli.Context) error {
