@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,6 +134,12 @@ func Analyze(s *Schedule, hw *hwdesc.Desc, listings []*Listing, byKernel map[*Ke
 	return an, nil
 }
 
+// firstLine returns the first line of err's message.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "none"
@@ -146,7 +154,10 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	at := fmt.Sprintf("kernel[%d]", ki)
 	var kb KernelBounds
 	launch := pass.Launch{Block: k.Block, Grid: [3]int{k.Blocks, 1, 1}, Args: k.Args}
-	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: l.SHA256},
+	// The phase regions need only the bounds of the loops they cross: the
+	// static pass keeps the sections when some other loop (an outer tile
+	// loop) has no bound (static.RegionsInput).
+	opts := pass.Options{HW: hw, Launch: launch, Check: true, Inputs: map[string]any{loops.ListingSHAInput: l.SHA256, static.RegionsInput: true},
 		Funcs: regexp.MustCompile("^" + regexp.QuoteMeta(fn.Name) + "$")}
 	if k.Facts != "" {
 		p := k.Facts
@@ -181,6 +192,15 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	}
 	rep := act.Result.(*static.Report)
 	fset := rep.Graph.Fset
+	if rep.Incomplete != nil {
+		var se *static.Error
+		pos := token.Position{}
+		if errors.As(rep.Incomplete, &se) {
+			pos = se.Pos
+		}
+		an.Warnings = append(an.Warnings, Warning{Rule: "block-unbounded", Kernel: k.ID, Pos: pos,
+			Message: fmt.Sprintf("%s: the block is not bounded (%s): each phase region is bounded with the loops it crosses only", fn.Name, firstLine(rep.Incomplete))})
+	}
 	posOf := func(in *isa.Instr, none string) string {
 		if in == nil {
 			return none
@@ -205,10 +225,12 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	if len(rps) > 0 {
 		prod, known := int64(1), true
 		var where []string
+		unboundedAt := ""
 		for l := rps[0].Loop.Parent; l != nil; l = l.Parent {
 			n, ok := rep.Loops.Max(l.Header)
 			if !ok {
 				known = false
+				unboundedAt = pass.Position(fset, l.Header.Pos()).String()
 				break
 			}
 			prod *= max(n, 1)
@@ -223,6 +245,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 			tiles = max(tiles, k.TilesOf(b))
 		}
 		switch {
+		case unboundedAt != "":
+			an.Warnings = append(an.Warnings, Warning{Rule: "tile-count", Kernel: k.ID, Pos: s.Pos(at + ".tiles_per_block"),
+				Message: fmt.Sprintf("kernel %s: the tile loop of %s (%s) has no bound: tiles_per_block %d is the schedule's, not checked against the code (N4)", k.ID, fn.Name, unboundedAt, tiles)})
 		case !known || len(where) == 0:
 		case tiles > prod:
 			return kb, isa.ErrorList{{Pos: s.Pos(at + ".tiles_per_block"), Msg: fmt.Sprintf("kernel %s: tiles_per_block %d, but the tile loop of %s (%s) runs at most %d times (N4)", k.ID, tiles, fn.Name, strings.Join(where, ", "), prod)}}
@@ -284,6 +309,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		}
 		reg, err := rep.Result.Region(d.from, d.to)
 		if err != nil {
+			if static.Unbounded(err) {
+				return kb, fmt.Errorf("kernel %s (%s): %s region %s: %w: %v", k.ID, fn.Name, Phase(ph), d.text(posOf), ErrUnbounded, err)
+			}
 			errs.Addf(spec.Pos, "kernel %s: %s region %s: %v", k.ID, Phase(ph), d.text(posOf), err)
 			continue
 		}
@@ -299,6 +327,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		var secs []string
 		for _, sg := range reg.Path {
 			secs = append(secs, fmt.Sprintf("%s -> %s: %d", posOf(sg.From, "entry"), posOf(sg.To, "end"), sg.Bound))
+		}
+		for _, c := range reg.Crossings {
+			secs = append(secs, fmt.Sprintf("%s -> %s: %d x %d", posOf(c.Segment.From, "entry"), posOf(c.Segment.To, "end"), c.Segment.Bound, c.Count))
 		}
 		from := fmt.Sprintf("%s -> %s (%s of %s, %s)", posOf(d.from, "entry"), strings.Join(to, " or "), Phase(ph), fn.Name, d.how)
 		kb.Steady[ph] = &Bound{WCET: ns, Cycles: int64(reg.Bound), From: from, Pos: spec.Pos}
@@ -337,21 +368,33 @@ func (d regionDef) text(pos func(*isa.Instr, string) string) string {
 	return pos(d.from, "entry") + " -> " + strings.Join(to, " or ")
 }
 
-// successors returns the barrier-section successors of each barrier.
+// successors returns the barrier-section successors of each barrier: the
+// sections' ends, and for a barrier whose sections could not be bounded
+// (a loop without bound) the barriers its paths meet first.
 func successors(r *static.Result) map[*isa.Instr][]*isa.Instr {
 	next := map[*isa.Instr][]*isa.Instr{}
-	for _, sg := range r.Segments {
-		dup := false
-		for _, x := range next[sg.From] {
-			if x == sg.To {
-				dup = true
-			}
+	add := func(from, to *isa.Instr) {
+		if !slices.Contains(next[from], to) {
+			next[from] = append(next[from], to)
 		}
-		if !dup {
-			next[sg.From] = append(next[sg.From], sg.To)
+	}
+	for _, sg := range r.Segments {
+		add(sg.From, sg.To)
+	}
+	for _, from := range slices.SortedFunc(maps.Keys(r.Failed), func(a, b *isa.Instr) int { return index(a) - index(b) }) {
+		for _, to := range r.Failed[from].Next {
+			add(from, to)
 		}
 	}
 	return next
+}
+
+// index orders instructions, nil first.
+func index(in *isa.Instr) int {
+	if in == nil {
+		return -1
+	}
+	return in.Index
 }
 
 // autoRegions derives prefetch, compute and write-back from the release

@@ -75,7 +75,8 @@ func run(p *pass.Pass) (any, error) {
 	}
 	inl := u.Inlined
 	strict, _ := p.Inputs[phases.StrictInput].(bool)
-	rep, eng, err := kernelStrict(p.HW, g, info, lr, inl, strict)
+	partial, _ := p.Inputs[RegionsInput].(bool)
+	rep, eng, err := kernelStrict(p.HW, g, info, lr, inl, strict, partial)
 	if eng != nil {
 		phases.ReportDefaultUses(p, eng)
 	}
@@ -84,6 +85,13 @@ func run(p *pass.Pass) (any, error) {
 	}
 	return rep, nil
 }
+
+// RegionsInput is the pass.Options.Inputs key (a bool) that asks for a
+// report even when the block is not bounded because of a loop without
+// bound (Input.Partial): Report.Incomplete then says why, and only
+// Result.Region is meaningful (gpuwcet prem check bounds phase regions that
+// way, docs/prem.md).
+const RegionsInput = "static.regions"
 
 // Unbounded reports whether err means "not bounded" (exit code 2): the
 // kernel is valid input, but the analysis cannot bound it (a loop without
@@ -111,14 +119,15 @@ func Unbounded(err error) bool {
 // Kernel runs Analyze on the results of the cfg, divergence and loops
 // analyses of one kernel.
 func Kernel(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
-	rep, _, err := kernelStrict(hw, g, info, lr, inl, false)
+	rep, _, err := kernelStrict(hw, g, info, lr, inl, false, false)
 	return rep, err
 }
 
 // kernelStrict is Kernel with the engine's Strict setting; it also returns the
 // engine (nil when none was made), whose DefaultUses the report lists.
-func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, strict bool) (*Report, *phases.Engine, error) {
-	if err := lr.Err(); err != nil {
+// partial is Input.Partial: loops without bound do not stop the analysis.
+func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, strict, partial bool) (*Report, *phases.Engine, error) {
+	if err := lr.Err(); err != nil && !partial {
 		return nil, nil, err
 	}
 	eng, err := phases.NewEngine(hw)
@@ -126,14 +135,14 @@ func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loop
 		return nil, nil, err
 	}
 	eng.Strict = strict
-	rep, err := kernelWith(eng, g, info, lr, inl)
+	rep, err := kernelWith(eng, g, info, lr, inl, partial)
 	if err == nil {
 		rep.DefaultUnit = eng.DefaultUses()
 	}
 	return rep, eng, err
 }
 
-func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined) (*Report, error) {
+func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, partial bool) (*Report, error) {
 	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}, inl: inl}
 	loopClass := map[*cfg.Loop]*divergence.Class{}
 	var classes []Class
@@ -160,7 +169,11 @@ func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loo
 		h := l.Header
 		n, ok := lr.Max(h)
 		if !ok {
-			return 0, &Error{Pos: position(g.Fset, h.Pos()), Unbounded: true, Msg: fmt.Sprintf("loop headed here has no bound; give it in a facts file (%s) with --facts", loops.TemplateHint(position(g.Fset, g.Func.Pos).Filename))}
+			why := ""
+			if lb := lr.Of(h); lb != nil && lb.Why != "" {
+				why = ": " + lb.Why
+			}
+			return 0, &Error{Pos: position(g.Fset, h.Pos()), Unbounded: true, Msg: fmt.Sprintf("loop headed here has no bound%s; give it in a facts file (%s) with --facts", why, loops.TemplateHint(position(g.Fset, g.Func.Pos).Filename))}
 		}
 		th := h
 		if h.Orig != nil {
@@ -202,7 +215,7 @@ func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loo
 		}
 		return true
 	}
-	in := &Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, Inlined: inl}
+	in := &Input{Engine: eng, Graph: g, Classes: classes, Bound: boundOf, Uniform: uniform, Inlined: inl, Partial: partial}
 	res, err := Analyze(in)
 	if err != nil {
 		return nil, err
@@ -228,7 +241,7 @@ func (r *Report) Check() error {
 		if int64(s.Bound) != m {
 			return fmt.Errorf("segment bound %d, largest WUB %d", s.Bound, m)
 		}
-		if s.Bound > r.Bound {
+		if s.Bound > r.Bound && r.Incomplete == nil {
 			return fmt.Errorf("segment bound %d above the block bound %d", s.Bound, r.Bound)
 		}
 	}

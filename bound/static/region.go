@@ -2,6 +2,8 @@ package static
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -17,28 +19,38 @@ type Region struct {
 	// Bound is the longest path from From to To over the section graph,
 	// each section crossed costing its bound.
 	Bound hwdesc.Cycles
-	// Path lists the sections of a longest path, in order.
-	Path []*Segment
+	// Path lists the sections of a longest path, in order, when the
+	// region crosses no loop holding barriers; otherwise Crossings gives
+	// the sections of a worst stretch with their counts (nil when they
+	// cannot be told apart).
+	Path      []*Segment
+	Crossings []Crossing
 }
 
 // Region bounds the executions between two barriers of the barrier path:
 // the time from the release of barrier from (nil: the start of the block)
 // until the block first releases one of the barriers to (nil in to: the
-// end of the block), without crossing from again. It is the longest path
-// over the section graph, crossing section (a, b) costing its bound: each
-// section's bound covers the time between the releases of its two
-// barriers for every warp of the block (docs/model.md), so the sum over a
-// path covers the region. A PREM phase delimited by barriers is such a
-// region (docs/prem.md, "Phase bounds").
+// end of the block), without crossing from again. A PREM phase delimited
+// by barriers is such a region (docs/prem.md, "Phase bounds").
 //
-// A region that crosses a loop holding barriers (a cycle of the section
-// graph that does not pass from or to) is refused: its bound would need
-// the loop's bound per entry into the region, which the section graph
-// does not carry. A one-warp block bounded as one section has no barrier
-// structure: only the whole block (nil, [nil]) is a region.
+// The bound is the barrier-path walk of the block bound (docs/model.md,
+// "Edge-weighted barrier path") started at from in the context of from
+// and stopped at the barriers of to: each section crossed costs its bound,
+// which covers the time between the releases of its two barriers for every
+// warp of the block, so the sum over a stretch covers the region. A loop
+// the stretch crosses that holds barriers but neither from nor one of to
+// is summarised with its bound, as the block bound does (its sections
+// counted once per iteration); a loop holding from or one of to is walked,
+// and each of its cycles must pass one of them. The region needs only the
+// bounds of the loops its stretches cross: with Input.Partial it is
+// bounded even when the block is not, and refused (an *Error with
+// Unbounded set) when a stretch needs an unknown bound.
+//
+// A one-warp block bounded as one section has no barrier structure: only
+// the whole block (nil, [nil]) is a region.
 func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 	if len(to) == 0 {
-		return nil, fmt.Errorf("static: region from %s: no end given", barText(from, "the start"))
+		return nil, fmt.Errorf("static: region from %s: no end given", r.barText(from, "the start"))
 	}
 	stop := map[*isa.Instr]bool{}
 	stopEnd := false
@@ -49,6 +61,190 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 			stop[t] = true
 		}
 	}
+	if f := r.Failed[from]; f != nil {
+		return nil, fmt.Errorf("static: the sections from %s are not bounded: %w", r.barText(from, "the start"), f.Err)
+	}
+	starts := map[*isa.Instr]bool{}
+	for _, s := range r.Segments {
+		starts[s.From] = true
+	}
+	if !starts[from] {
+		if r.OneWarp && from == nil {
+			return nil, fmt.Errorf("static: the block is one warp bounded as a single section: only the whole block is a region")
+		}
+		return nil, fmt.Errorf("static: no barrier section starts at %s", r.barText(from, "the start"))
+	}
+	path, pathBound, cyclic, err := r.regionPath(from, stop, stopEnd)
+	if err != nil {
+		return nil, err
+	}
+	if r.rg == nil {
+		// A one-warp block: its single section is the region.
+		if cyclic || pathBound < 0 {
+			return nil, fmt.Errorf("static: no path from %s reaches %s", r.barText(from, "the start"), r.endsText(to))
+		}
+		return &Region{From: from, To: to, Bound: hwdesc.Cycles(pathBound), Path: path}, nil
+	}
+	w, ok, err := r.regionWalk(r.rg.sg, from, to, stop, stopEnd)
+	if err != nil {
+		return nil, fmt.Errorf("static: region from %s to %s: %w", r.barText(from, "the start"), r.endsText(to), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("static: no path from %s reaches %s", r.barText(from, "the start"), r.endsText(to))
+	}
+	reg := &Region{From: from, To: to, Bound: hwdesc.Cycles(w)}
+	if !cyclic && pathBound == w {
+		reg.Path = path
+	} else {
+		reg.Crossings = r.regionCrossings(from, to, stop, stopEnd, w)
+	}
+	return reg, nil
+}
+
+// Crossing is a section a worst stretch of a region crosses, with the
+// number of times it crosses it.
+type Crossing struct {
+	Segment *Segment
+	Count   int64
+}
+
+// regionWalk is the barrier-path walk of a region over the section graph
+// sg: from the release of from (context from, weight 0) to the first
+// crossing of a barrier of stop (or the end, with stopEnd).
+func (r *Result) regionWalk(sg *sectionGraph, from *isa.Instr, to []*isa.Instr, stop map[*isa.Instr]bool, stopEnd bool) (int64, bool, error) {
+	rg := r.rg
+	g := rg.g
+	stops := map[*isa.Instr]bool{}
+	for t := range stop {
+		stops[t] = true
+	}
+	b, k := g.Entry(), 0
+	if from != nil {
+		stops[from] = true
+		found := false
+		for _, blk := range g.Blocks {
+			if !blk.Reachable {
+				continue
+			}
+			for i, x := range blk.Instrs {
+				if x == from {
+					b, k, found = blk, i+1, true
+				}
+			}
+		}
+		if !found {
+			return 0, false, fmt.Errorf("%s is not in the kernel's graph", r.barText(from, "the start"))
+		}
+	}
+	hasBar := make([]bool, len(g.Loops))
+	for _, l := range g.Loops {
+		for _, blk := range l.Blocks {
+			for _, x := range blk.Instrs {
+				if stops[x] {
+					hasBar[l.Index] = true
+				}
+			}
+		}
+	}
+	// A private copy of the section graph: its memoised loop iterations
+	// are the walker's.
+	sgr := &sectionGraph{id: sg.id, end: sg.end, s: sg.s, failed: sg.failed, iter: map[[2]int]*outcome{}}
+	w := &walker{g: g, ops: rg.ops, d: rg.d, stop: true, stops: stops, bound: rg.bound, hasBar: hasBar,
+		cache: map[string][]exitVal{}, sect: sgr}
+	o, err := w.walk(nil, b, k, val{ok: true, c: ctxVec{sg.id[from]: 0}})
+	if err != nil {
+		return 0, false, err
+	}
+	var total int64
+	ok := false
+	take := func(c ctxVec, node int) error {
+		x, has, err := sgr.cross(c, node)
+		if err != nil {
+			return err
+		}
+		if has && (!ok || x > total) {
+			total, ok = x, true
+		}
+		return nil
+	}
+	for _, t := range to {
+		var err error
+		switch {
+		case t == nil && o.end.ok:
+			err = take(o.end.c, sg.end)
+		case t != nil && o.arrivals[t] != nil && o.arrivals[t].ok:
+			err = take(o.arrivals[t].c, sg.id[t])
+		}
+		if err != nil {
+			return 0, false, err
+		}
+	}
+	return total, ok, nil
+}
+
+// regionCrossings returns, for a region whose worst stretch is not one
+// path of sections (it crosses a loop holding barriers), how many times
+// that stretch crosses each section: the region walk with the weights
+// M·S(p) + [p = e] for each pair e (as sectionCounts). nil when a count
+// is not exact or there are too many pairs.
+func (r *Result) regionCrossings(from *isa.Instr, to []*isa.Instr, stop map[*isa.Instr]bool, stopEnd bool, total int64) []Crossing {
+	sg := r.rg.sg
+	pairs := slices.SortedFunc(maps.Keys(sg.s), func(x, y [2]int) int {
+		if x[0] != y[0] {
+			return x[0] - y[0]
+		}
+		return x[1] - y[1]
+	})
+	if len(pairs) > maxCountWalks {
+		return nil
+	}
+	base, fits := mulAdd(0, countScale, total)
+	if !fits {
+		return nil
+	}
+	count := map[[2]int]int64{}
+	for _, e := range pairs {
+		sc := &sectionGraph{id: sg.id, end: sg.end, failed: sg.failed, s: map[[2]int]int64{}}
+		for p, x := range sg.s {
+			y, fits := mulAdd(0, countScale, x)
+			if !fits {
+				return nil
+			}
+			if p == e {
+				y++
+			}
+			sc.s[p] = y
+		}
+		t, ok, err := r.regionWalk(sc, from, to, stop, stopEnd)
+		if err != nil || !ok || t < base || t-base >= countScale {
+			return nil
+		}
+		count[e] = t - base
+	}
+	var out []Crossing
+	var sum int64
+	seen := map[[2]int]bool{}
+	for _, s := range r.Segments {
+		p := sg.pair(s)
+		if count[p] == 0 || int64(s.Bound) != sg.s[p] || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, Crossing{Segment: s, Count: count[p]})
+		sum += count[p] * int64(s.Bound)
+	}
+	if sum != total {
+		return nil // the worst stretches tie with different counts
+	}
+	return out
+}
+
+// regionPath is the longest path over the section graph from from to the
+// first of stop (or the end, with stopEnd), each section costing its
+// bound, without the loop bounds: cyclic reports a cycle of the section
+// graph in the region (a loop holding barriers), for which the path says
+// nothing; the bound is -1 when no path reaches the region's end.
+func (r *Result) regionPath(from *isa.Instr, stop map[*isa.Instr]bool, stopEnd bool) ([]*Segment, int64, bool, error) {
 	// out lists, per start node, the heaviest segment to each successor.
 	type edge struct {
 		to  *isa.Instr
@@ -56,9 +252,7 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 		seg *Segment
 	}
 	out := map[*isa.Instr][]edge{}
-	starts := map[*isa.Instr]bool{}
 	for _, s := range r.Segments {
-		starts[s.From] = true
 		e := edge{to: s.To, end: s.To == nil, seg: s}
 		found := false
 		for i, x := range out[s.From] {
@@ -73,12 +267,6 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 			out[s.From] = append(out[s.From], e)
 		}
 	}
-	if !starts[from] {
-		if r.OneWarp && from == nil {
-			return nil, fmt.Errorf("static: the block is one warp bounded as a single section: only the whole block is a region")
-		}
-		return nil, fmt.Errorf("static: no barrier section starts at %s", barText(from, "the start"))
-	}
 	// Longest path by depth-first search with memoisation; a node met
 	// again on the current path is a barrier loop inside the region.
 	const (
@@ -89,11 +277,13 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 	state := map[*isa.Instr]int{}
 	best := map[*isa.Instr]int64{} // -1: the region's end is not reached
 	next := map[*isa.Instr]edge{}
+	cyclic := false
 	var visit func(n *isa.Instr) (int64, error)
 	visit = func(n *isa.Instr) (int64, error) {
 		switch state[n] {
 		case active:
-			return 0, fmt.Errorf("static: the region from %s crosses a loop holding barriers (%s is met again before %s): not supported", barText(from, "the start"), barText(n, "the start"), endsText(to))
+			cyclic = true
+			return -1, nil
 		case done:
 			return best[n], nil
 		}
@@ -129,38 +319,40 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 		return w, nil
 	}
 	w, err := visit(from)
-	if err != nil {
-		return nil, err
+	if err != nil || cyclic || w < 0 {
+		return nil, w, cyclic, err
 	}
-	if w < 0 {
-		return nil, fmt.Errorf("static: no path from %s reaches %s", barText(from, "the start"), endsText(to))
-	}
-	reg := &Region{From: from, To: to, Bound: hwdesc.Cycles(w)}
+	var path []*Segment
 	for n := from; ; {
 		e := next[n]
-		reg.Path = append(reg.Path, e.seg)
+		path = append(path, e.seg)
 		if (e.end && stopEnd) || (!e.end && stop[e.to]) {
 			break
 		}
 		n = e.to
 	}
-	return reg, nil
+	return path, w, false, nil
 }
 
-func barText(in *isa.Instr, none string) string {
+func (r *Result) barText(in *isa.Instr, none string) string {
 	if in == nil {
 		return none
+	}
+	if r.rg != nil {
+		if p := position(r.rg.g.Fset, in.Pos); p.IsValid() {
+			return fmt.Sprintf("barrier %q at %s", in.Text, p)
+		}
 	}
 	return fmt.Sprintf("barrier %q (instruction %d)", in.Text, in.Index)
 }
 
-func endsText(to []*isa.Instr) string {
+func (r *Result) endsText(to []*isa.Instr) string {
 	s := ""
 	for i, t := range to {
 		if i > 0 {
 			s += " or "
 		}
-		s += barText(t, "the end")
+		s += r.barText(t, "the end")
 	}
 	return s
 }

@@ -21,6 +21,6 @@ func (r *Report) Rerun(hw *hwdesc.Desc, info *divergence.Info, lr *loops.Result)
 	if lr == nil {
 		lr = r.Loops
 	}
-	rep, _, err := kernelStrict(hw, r.Graph, info, lr, r.inl, false)
+	rep, _, err := kernelStrict(hw, r.Graph, info, lr, r.inl, false, false)
 	return rep, err
 }

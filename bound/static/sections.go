@@ -1,6 +1,7 @@
 package static
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -39,6 +40,9 @@ type sectionGraph struct {
 	// iter memoises the walk of one iteration of a loop from its header
 	// in one context, by (loop index, context).
 	iter map[[2]int]*outcome
+	// failed holds, by context, why the sections starting there are not
+	// known (Input.Partial): a path in such a context cannot be bounded.
+	failed map[int]error
 }
 
 // newSectionGraph numbers the barriers of the segments in order and
@@ -76,6 +80,13 @@ func (sg *sectionGraph) pair(s *Segment) [2]int {
 // the contexts a from which some class meets the pair (a,b). ok is false
 // when there is none: no execution crosses b from these contexts.
 func (sg *sectionGraph) cross(c ctxVec, b int) (w int64, ok bool, err error) {
+	if len(sg.failed) > 0 {
+		for _, a := range slices.Sorted(maps.Keys(c)) {
+			if e := sg.failed[a]; e != nil {
+				return 0, false, e
+			}
+		}
+	}
 	for a, x := range c {
 		s, has := sg.s[[2]int{a, b}]
 		if !has {
@@ -102,6 +113,10 @@ func (w *walker) crossBarrier(v *val, in *isa.Instr) error {
 	if b != 0 {
 		var err error
 		if x, ok, err = w.sect.cross(v.c, b); err != nil {
+			var se *Error
+			if errors.As(err, &se) {
+				return err
+			}
 			return &Error{Pos: w.pos(in.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 		}
 	}

@@ -67,6 +67,12 @@ type Input struct {
 	Uniform func(b *cfg.Block) bool
 	// Inlined describes the device calls inlined into Graph (nil: none).
 	Inlined *cfg.Inlined
+	// Partial asks for the sections even when the block is not bounded
+	// (a loop without bound): a section walk or the barrier path that
+	// needs an unbounded loop is recorded instead of failing, and the
+	// Result has Incomplete set. Its Region still bounds the regions whose
+	// stretches need no unknown bound (docs/prem.md, "Phase bounds").
+	Partial bool
 }
 
 // Result is the static bound of one kernel.
@@ -98,6 +104,34 @@ type Result struct {
 	// section, each block-wide barrier draining the warp
 	// (docs/model.md, "One-warp blocks").
 	OneWarp bool
+	// Incomplete, with Input.Partial, says why the block is not bounded
+	// (Bound is then 0 and Loops, Count and CountsExact are not computed):
+	// only Region is meaningful, for regions that do not need what is
+	// unknown. Failed lists the barriers (nil: the entry) whose sections
+	// could not be bounded.
+	Incomplete error
+	Failed     map[*isa.Instr]*Failure
+
+	// rg is what Region needs to walk a region (nil for a one-warp
+	// block bounded as one section).
+	rg *regionInput
+}
+
+// Failure is a barrier whose sections could not be bounded (Input.Partial).
+type Failure struct {
+	Err error
+	// Next lists the barriers (nil: the end) that the paths from the
+	// barrier meet first, found without timing, in block order.
+	Next []*isa.Instr
+}
+
+// regionInput is the thread-level walk's context, kept for Region.
+type regionInput struct {
+	g     *cfg.Graph
+	ops   map[*isa.Instr]*phases.Op
+	d     dims
+	bound func(l *cfg.Loop) (int64, error)
+	sg    *sectionGraph
 }
 
 // countScale is M in sectionCounts; a worst path crossing segments more
@@ -329,6 +363,7 @@ func analyzeSections(in *Input) (*Result, error) {
 	}
 	d := dims{units: len(in.Engine.HW().Units), regs: in.Engine.NumRegs()}
 	res := &Result{Func: g.Func.Name, HW: in.Engine.HW()}
+	failed := map[*isa.Instr]error{} // Partial: walks that needed an unknown bound
 	used := map[*isa.Instr]int64{}
 	blockOf := map[*isa.Instr]*cfg.Block{}
 	var order []*isa.Instr
@@ -366,9 +401,25 @@ func analyzeSections(in *Input) (*Result, error) {
 		segs[ci] = map[segKey]*SegClass{}
 		todo := []*isa.Instr{nil}
 		done := map[*isa.Instr]bool{nil: true}
+		var sites []*isa.Instr // the class's barriers, in block order (Partial)
+		for _, blk := range cg.Blocks {
+			for _, x := range blk.Instrs {
+				if _, ok := where[x]; ok && phases.IsSync(x) && !slices.Contains(sites, x) {
+					sites = append(sites, x)
+				}
+			}
+		}
 		for len(todo) > 0 {
 			from := todo[0]
 			todo = todo[1:]
+			if len(todo) == 0 && len(failed) > 0 {
+				for _, bar := range sites {
+					if !done[bar] {
+						done[bar] = true
+						todo = append(todo, bar)
+					}
+				}
+			}
 			b, k := cg.Entry(), 0
 			if from != nil {
 				site := where[from]
@@ -376,7 +427,23 @@ func analyzeSections(in *Input) (*Result, error) {
 			}
 			o, err := w.walk(nil, b, k, val{s: in.Engine.NewState(), ok: true})
 			if err != nil {
-				return nil, err
+				if !in.Partial || !Unbounded(err) {
+					return nil, err
+				}
+				if _, ok := failed[from]; !ok {
+					failed[from] = err
+				}
+				if len(todo) == 0 {
+					// The barriers after it may be reached by paths the
+					// walk could not follow: walk from every barrier.
+					for _, bar := range sites {
+						if !done[bar] {
+							done[bar] = true
+							todo = append(todo, bar)
+						}
+					}
+				}
+				continue
 			}
 			add := func(to *isa.Instr, v *val) {
 				sk := segKey{from, to}
@@ -400,6 +467,11 @@ func analyzeSections(in *Input) (*Result, error) {
 		for _, sc := range segs[ci] {
 			sc.Blocks, sc.wit = w.blockUses(sc.wit), nil
 		}
+	}
+	if len(failed) > 0 {
+		// The sections from a barrier whose walk failed in some class are
+		// unknown in every class.
+		keys = slices.DeleteFunc(keys, func(sk segKey) bool { _, f := failed[sk.from]; return f })
 	}
 	// Every class must meet the same barrier pairs.
 	for ci := range in.Classes {
@@ -446,6 +518,31 @@ func analyzeSections(in *Input) (*Result, error) {
 	// loop bounds, crossing barrier b after barrier a costing S(a,b)
 	// (docs/model.md, "Edge-weighted barrier path").
 	sg := newSectionGraph(res.Segments)
+	if len(failed) > 0 {
+		res.Failed = map[*isa.Instr]*Failure{}
+		for bar, err := range failed {
+			res.Failed[bar] = &Failure{Err: err, Next: nextBarriers(g, bar)}
+		}
+		sg.failed = map[int]error{}
+		for _, bar := range slices.SortedFunc(maps.Keys(failed), func(a, b *isa.Instr) int { return instrIndex(a) - instrIndex(b) }) {
+			if bar != nil && sg.id[bar] == 0 {
+				sg.id[bar] = len(sg.id) + 1
+			}
+		}
+		// Renumber the end after the failed barriers.
+		end := len(sg.id) + 1
+		for p, x := range sg.s {
+			if p[1] == sg.end {
+				delete(sg.s, p)
+				sg.s[[2]int{p[0], end}] = x
+			}
+		}
+		sg.end = end
+		for bar, err := range failed {
+			sg.failed[sg.id[bar]] = err
+		}
+	}
+	res.rg = &regionInput{g: g, ops: ops, d: d, bound: in.Bound, sg: sg}
 	path := func(sg *sectionGraph) (total int64, ok bool, err error) {
 		pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
 			cache: map[string][]exitVal{}, sect: sg}
@@ -455,17 +552,29 @@ func analyzeSections(in *Input) (*Result, error) {
 		}
 		if o.end.ok {
 			if total, ok, err = sg.cross(o.end.c, sg.end); err != nil {
+				var se *Error
+				if errors.As(err, &se) {
+					return 0, false, err
+				}
 				return 0, false, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 			}
 		}
 		return total, ok, nil
 	}
 	total, ok, err := path(sg)
-	if err != nil {
-		return nil, err
+	if err == nil && !ok {
+		err = &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
 	}
-	if !ok {
-		return nil, &Error{Pos: position(fset, g.Func.Pos), Unbounded: true, Msg: fmt.Sprintf("%s: no path reaches the end of the kernel", g.Func.Name)}
+	if err != nil {
+		if !in.Partial || !Unbounded(err) {
+			return nil, err
+		}
+		res.Incomplete = err
+		return res, nil
+	}
+	if len(failed) > 0 {
+		// Cannot happen: a path in a failed context fails the walk.
+		return nil, fmt.Errorf("static: internal error: the block is bounded but the sections from %d barriers are not", len(failed))
 	}
 	res.Bound = hwdesc.Cycles(total)
 	res.sectionCounts(sg, total, path)
@@ -474,6 +583,74 @@ func analyzeSections(in *Input) (*Result, error) {
 	}
 	slices.SortStableFunc(res.Loops, func(a, b LoopUse) int { return int(a.Header.Pos - b.Header.Pos) })
 	return res, nil
+}
+
+// nextBarriers returns the block-wide barriers (nil: the end) that the
+// paths of g from barrier from (nil: the entry) meet first, in block order.
+func nextBarriers(g *cfg.Graph, from *isa.Instr) []*isa.Instr {
+	type pt struct {
+		b *cfg.Block
+		k int
+	}
+	var todo []pt
+	if from == nil {
+		todo = append(todo, pt{g.Entry(), 0})
+	}
+	for _, b := range g.Blocks {
+		for i, x := range b.Instrs {
+			if x == from {
+				todo = append(todo, pt{b, i + 1})
+			}
+		}
+	}
+	found := map[*isa.Instr]bool{}
+	end := false
+	seen := map[*cfg.Block]bool{}
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if p.b == g.Exit {
+			end = true
+			continue
+		}
+		stopped := false
+		for _, x := range p.b.Instrs[p.k:] {
+			if phases.IsSync(x) {
+				found[x], stopped = true, true
+				break
+			}
+		}
+		if stopped {
+			continue
+		}
+		for _, e := range p.b.Succs {
+			if !seen[e.To] {
+				seen[e.To] = true
+				todo = append(todo, pt{e.To, 0})
+			}
+		}
+	}
+	var out []*isa.Instr
+	for _, b := range g.Blocks {
+		for _, x := range b.Instrs {
+			if found[x] {
+				out = append(out, x)
+				delete(found, x)
+			}
+		}
+	}
+	if end {
+		out = append(out, nil)
+	}
+	return out
+}
+
+// instrIndex orders barriers, nil (the entry) first.
+func instrIndex(in *isa.Instr) int {
+	if in == nil {
+		return -1
+	}
+	return in.Index
 }
 
 // overflows reports whether err is a bound beyond 64-bit cycles: the

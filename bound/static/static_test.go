@@ -90,12 +90,18 @@ func boundsByLabel(m map[string]int64) LoopBound {
 
 func (k *kernel) analyze(t testing.TB, warps int, bounds map[string]int64) (*Result, error) {
 	t.Helper()
+	return k.analyzePartial(t, warps, bounds, false)
+}
+
+// analyzePartial is analyze with Input.Partial.
+func (k *kernel) analyzePartial(t testing.TB, warps int, bounds map[string]int64, partial bool) (*Result, error) {
+	t.Helper()
 	ws := make([]int, warps)
 	for i := range ws {
 		ws[i] = i
 	}
 	return Analyze(&Input{Engine: k.eng, Graph: k.g, Classes: []Class{{Warps: ws, Graph: k.g}}, Bound: boundsByLabel(bounds),
-		Uniform: func(*cfg.Block) bool { return true }})
+		Uniform: func(*cfg.Block) bool { return true }, Partial: partial})
 }
 
 // fixedPath is the bound command's figure for one path replicated to

@@ -122,6 +122,10 @@ type walker struct {
 	d     dims
 	timed bool // track the timing state
 	stop  bool // segment mode: stop at block-wide barriers; loops holding one are walked, not summarised
+	// stops, when set (region mode, Result.Region), restricts stop to
+	// these barriers: the others are crossed (context mode), and hasBar
+	// then marks the loops holding one of them.
+	stops map[*isa.Instr]bool
 	// drain: one-warp mode (analyzeOneWarp): a block-wide barrier is
 	// stepped like any instruction, then drains the warp (drainState).
 	drain  bool
@@ -222,7 +226,7 @@ func (w *walker) barrierAt(b *cfg.Block, k int) int {
 		return -1
 	}
 	for j := k; j < len(b.Instrs); j++ {
-		if phases.IsSync(b.Instrs[j]) {
+		if phases.IsSync(b.Instrs[j]) && (w.stops == nil || w.stops[b.Instrs[j]]) {
 			return j
 		}
 	}
@@ -378,9 +382,10 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 		bar := w.barrierAt(blk, from)
 		if bar >= 0 {
 			to = bar
-			if op := w.ops[blk.Instrs[bar]]; op != nil && op.Issues() {
+			if op := w.ops[blk.Instrs[bar]]; op != nil && op.Issues() && w.sect == nil {
 				// An issuing barrier (Pipeline.BarrierIssues) is the
-				// last instruction of the section it ends.
+				// last instruction of the section it ends (in context
+				// mode the barrier is crossed at its arrival instead).
 				to = bar + 1
 			}
 		}
@@ -457,6 +462,9 @@ func (w *walker) cycleError(n int) error {
 		b = w.g.Blocks[n]
 	} else {
 		b = w.g.Loops[n-nb].Header
+	}
+	if w.stops != nil {
+		return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes neither the region's first barrier nor one of its last, inside a loop that holds one of them: the region would start or end at a varying place of the loop, which a region bound does not support", Unbounded: true}
 	}
 	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true, sections: true}
 }

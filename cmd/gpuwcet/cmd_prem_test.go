@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg/loops"
 )
 
 // TestPremGolden runs the command lines of testdata/prem/*.txtar: the
@@ -234,5 +237,75 @@ func TestPremGraphics(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"gpuwcet", "prem", "check", "--gantt-range", "5:2", sched}, &out, &errb); code != ExitBadInput || !strings.Contains(errb.String(), "--gantt-range") {
 		t.Errorf("bad --gantt-range: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestPremRegionsWithoutTileBound: conv2d_stream's tile loop runs until the
+// host raises a stop flag (no static bound): prem check bounds its phases
+// all the same, with a block-unbounded and a tile-count warning, and the
+// bounds are those it finds when a facts file bounds the tile loop (the
+// regions do not depend on the tile count). Its compute phase crosses a
+// loop of barriers (3 sweeps), counted 3 times.
+func TestPremRegionsWithoutTileBound(t *testing.T) {
+	const dir = "../../examples/prem-conv2d"
+	sched, err := os.ReadFile(filepath.Join(dir, "stream-block.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptx, err := os.ReadFile(filepath.Join(dir, "stream.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := func(sched string) (map[string]int64, []string) {
+		t.Helper()
+		out, errs, code := runCmd(t, "prem", "check", "--hw", "rtx3070", "--format", "json", sched)
+		if code != ExitOK {
+			t.Fatalf("prem check %s: exit %d\n%s", sched, code, errs)
+		}
+		var r struct {
+			Diagnostics []struct{ Rule string }
+			Prem        struct {
+				Regions []struct {
+					Phase    string
+					Cycles   int64
+					Sections []string
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int64{}
+		for _, reg := range r.Prem.Regions {
+			m[reg.Phase] = reg.Cycles
+			if reg.Phase == "compute" && !strings.Contains(strings.Join(reg.Sections, "\n"), " x 3") {
+				t.Errorf("compute sections %q: no section crossed 3 times", reg.Sections)
+			}
+		}
+		var rules []string
+		for _, d := range r.Diagnostics {
+			rules = append(rules, d.Rule)
+		}
+		return m, rules
+	}
+	without, rules := regions(filepath.Join(dir, "stream-block.toml"))
+	if len(without) != 3 || !strings.Contains(strings.Join(rules, " "), "block-unbounded") || !strings.Contains(strings.Join(rules, " "), "tile-count") {
+		t.Fatalf("without a tile bound: regions %v, diagnostics %v", without, rules)
+	}
+	tmp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tmp, "stream.ptx"), ptx, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	facts := "version = 1\nlisting = \"stream.ptx\"\nsha256 = \"" + loops.SHA256(ptx) + "\"\n[[kernel]]\nname = \"conv2d_stream\"\n[[kernel.loop]]\nlabel = \"$L__BB0_2\"\nmax = 256\nwhy = \"the host raises the stop flag after 256 tiles\"\n"
+	if err := os.WriteFile(filepath.Join(tmp, "stream.facts.toml"), []byte(facts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withFacts := strings.Replace(string(sched), "tile_bytes = 8192\n", "tile_bytes = 8192\nfacts = \"stream.facts.toml\"\n", 1)
+	if err := os.WriteFile(filepath.Join(tmp, "s.toml"), []byte(withFacts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	with, rules := regions(filepath.Join(tmp, "s.toml"))
+	if !reflect.DeepEqual(with, without) || strings.Contains(strings.Join(rules, " "), "block-unbounded") {
+		t.Errorf("regions without a tile bound %v, with one %v (diagnostics %v)", without, with, rules)
 	}
 }
