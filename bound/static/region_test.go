@@ -2,7 +2,6 @@ package static
 
 import (
 	"maps"
-	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -229,14 +228,7 @@ func TestRegionRandom(t *testing.T) {
 func regionRandom(t *testing.T, exact bool) {
 	regions, cyclic, partialSame, partialRefused := 0, 0, 0, 0
 	for seed := int64(1); seed <= int64(*propN); seed++ {
-		r := rand.New(rand.NewSource(seed))
-		hw := randomHW(r)
-		g := &gen{r: r, bounds: map[string]int64{}, bars: true, anywhere: true}
-		g.sb.WriteString(".entry random\n")
-		g.block(0, "")
-		g.sb.WriteString("\tret\n")
-		src := g.sb.String()
-		k := buildHW(t, src, hw)
+		r, g, src, k := barrierProgram(t, seed)
 		res, err := k.analyze(t, 2, g.bounds)
 		if err != nil {
 			continue // refused for its barrier structure (TestSectionPathAgainstConcretePaths)

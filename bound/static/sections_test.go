@@ -204,17 +204,23 @@ func TestSectionPathAgainstConcretePaths(t *testing.T) {
 	}
 }
 
+// barrierProgram draws, from seed, a random description and a random
+// program with barriers at every depth and in loops.
+func barrierProgram(t *testing.T, seed int64) (*rand.Rand, *gen, string, *kernel) {
+	r := rand.New(rand.NewSource(seed))
+	hw := randomHW(r)
+	g := &gen{r: r, bounds: map[string]int64{}, bars: true, anywhere: true}
+	g.sb.WriteString(".entry random\n")
+	g.block(0, "")
+	g.sb.WriteString("\tret\n")
+	src := g.sb.String()
+	return r, g, src, buildHW(t, src, hw)
+}
+
 func sectionPathAgainstConcretePaths(t *testing.T, exact bool) {
 	analysed, enumerated, barrierLoops, below, tight := 0, 0, 0, 0, 0
 	for seed := int64(1); seed <= int64(3**propN); seed++ {
-		r := rand.New(rand.NewSource(seed))
-		hw := randomHW(r)
-		g := &gen{r: r, bounds: map[string]int64{}, bars: true, anywhere: true}
-		g.sb.WriteString(".entry random\n")
-		g.block(0, "")
-		g.sb.WriteString("\tret\n")
-		src := g.sb.String()
-		k := buildHW(t, src, hw)
+		_, g, src, k := barrierProgram(t, seed)
 		res, err := k.analyze(t, 3, g.bounds)
 		if err != nil {
 			var se *Error
