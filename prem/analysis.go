@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
@@ -502,37 +503,59 @@ func markerRegions(rep *static.Report, fn *isa.Func, l *Listing) (map[string]reg
 	if len(ms) == 0 {
 		return nil, ""
 	}
-	// The barrier before each marker in its basic block.
-	blockOf := map[*isa.Instr]int{}
-	for _, b := range rep.Graph.Blocks {
-		for _, in := range b.Instrs {
-			blockOf[in] = b.Index
+	// The barrier that opens each marker's region: the last block-wide
+	// barrier of every path that reaches the marker (nil: none, the
+	// kernel's start).
+	g := rep.Graph
+	blockOf := map[*isa.Instr]*cfg.Block{}
+	at := map[*isa.Instr]int{}
+	for _, b := range g.Blocks {
+		for i, in := range b.Instrs {
+			blockOf[in], at[in] = b, i
 		}
 	}
+	lastBar := lastBarriers(g)
 	for i := range ms {
-		var next, bar *isa.Instr
+		var next *isa.Instr
 		for _, in := range fn.Instrs {
 			if lineOf(in) > ms[i].line {
 				next = in
 				break
 			}
 		}
-		for _, in := range fn.Instrs {
-			if lineOf(in) > ms[i].line {
+		b := blockOf[next]
+		if next == nil || b == nil || !b.Reachable {
+			return nil, fmt.Sprintf("marker %q at line %d is not followed by reachable code", ms[i].name, ms[i].line)
+		}
+		// The marker's point is just before next: the last barrier of its
+		// block before it, or the barriers that end the paths into the
+		// block. A marker between a block's last instruction and the next
+		// block's label is taken at the next block's start: that block's
+		// paths include the previous block's, so a single barrier there
+		// is a single barrier for the marker too.
+		var bars []*isa.Instr
+		found := false
+		for j := at[next] - 1; j >= 0; j-- {
+			if x := b.Instrs[j]; x.Kind == isa.KindBarrier && x.Barrier.WaitsForBlock() {
+				bars, found = []*isa.Instr{x}, true
 				break
 			}
-			if in.Kind == isa.KindBarrier && in.Barrier.WaitsForBlock() {
-				bar = in
-			}
 		}
-		if bar == nil || next == nil || blockOf[bar] != blockOf[next] {
-			if next != nil && len(rep.Graph.Blocks) > 0 && blockOf[next] == 0 && bar == nil {
-				ms[i].bar = nil // before any barrier: from the kernel's start
-				continue
-			}
-			return nil, fmt.Sprintf("marker %q at line %d does not follow a barrier (__syncthreads) in its basic block: a phase starts when a barrier releases the block", ms[i].name, ms[i].line)
+		if !found {
+			bars = lastBar[b]
 		}
-		ms[i].bar = bar
+		if len(bars) != 1 {
+			var where []string
+			for _, x := range bars {
+				if x == nil {
+					where = append(where, "the kernel's start")
+				} else {
+					where = append(where, fmt.Sprintf("line %d", lineOf(x)))
+				}
+			}
+			return nil, fmt.Sprintf("marker %q at line %d is reached after different barriers (%s): a phase starts when one barrier (__syncthreads) releases the block", ms[i].name, ms[i].line, strings.Join(where, ", "))
+		}
+		ms[i].bar = bars[0]
 	}
 	out := map[string]regionDef{}
 	opens := ms
@@ -552,6 +575,58 @@ func markerRegions(rep *static.Report, fn *isa.Func, l *Listing) (map[string]reg
 		out[m.name] = regionDef{m.bar, to, "markers"}
 	}
 	return out, ""
+}
+
+// lastBarriers returns, for each reachable block of g, the block-wide
+// barriers (nil: the kernel's start) that are the last barrier crossed by
+// some path from the entry to the block's start, in instruction order: a
+// forward data-flow problem over sets, solved by iteration to the least
+// fixpoint (each set only grows and holds at most the barriers plus nil).
+func lastBarriers(g *cfg.Graph) map[*cfg.Block][]*isa.Instr {
+	in := map[*cfg.Block]map[*isa.Instr]bool{}
+	own := map[*cfg.Block]*isa.Instr{} // a block's last barrier
+	has := map[*cfg.Block]bool{}
+	for _, b := range g.Blocks {
+		for _, x := range b.Instrs {
+			if x.Kind == isa.KindBarrier && x.Barrier.WaitsForBlock() {
+				own[b], has[b] = x, true
+			}
+		}
+	}
+	in[g.Entry()] = map[*isa.Instr]bool{nil: true}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range g.Blocks {
+			src := in[b]
+			if len(src) == 0 {
+				continue
+			}
+			out := src
+			if has[b] {
+				out = map[*isa.Instr]bool{own[b]: true}
+			}
+			for _, e := range b.Succs {
+				if e.To == g.Exit {
+					continue
+				}
+				d := in[e.To]
+				if d == nil {
+					d = map[*isa.Instr]bool{}
+					in[e.To] = d
+				}
+				for x := range out {
+					if !d[x] {
+						d[x], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	res := map[*cfg.Block][]*isa.Instr{}
+	for b, set := range in {
+		res[b] = slices.SortedFunc(maps.Keys(set), func(x, y *isa.Instr) int { return index(x) - index(y) })
+	}
+	return res
 }
 
 // lineRegion widens a line range to the barrier sections it touches: from
