@@ -15,12 +15,13 @@ import (
 // noIssue: like ret, they issue nothing. Inlined instructions are copies
 // (positions and text kept, so diagnostics and flow facts keyed by line
 // still name the callee's lines); callee labels get a prefix
-// "<callee>.<n>." unique per inlined copy, and so do the registers of a
-// PTX callee (a .func's registers are its own: "%r1" of the second copy
-// of f is "f.2.%r1"), while SASS callees share the caller's registers, as
-// the hardware does. Inlined.Copies says which instructions each copy
-// holds and which call it stands for, so that the value analysis can bind
-// the callee's parameters to the caller's arguments.
+// "<callee>.<n>." unique per inlined copy. Registers keep their names
+// (the timing state stays the size of the function's register set); the
+// value analysis gives a PTX callee's registers to each copy (a .func's
+// registers are its own), SASS callees sharing the caller's, as the
+// hardware does. Inlined.Copies says which instructions each copy holds and
+// which call it stands for, so that the value analysis can bind the
+// callee's parameters to the caller's arguments and tell copies apart.
 //
 // Inlined lists the synthetic returns (they issue nothing) and the call
 // instructions whose callee follows them (timed as the description routes
@@ -49,8 +50,7 @@ func Inline(file *isa.File, fn *isa.Func) (*isa.Func, *Inlined, error) {
 		}
 		return file.Fset.Position(p)
 	}
-	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos,
-		rename: file.Dialect != isa.DialectSASS}
+	il := &inliner{file: file, byName: byName, noIssue: map[*isa.Instr]bool{}, returns: map[*isa.Instr]*isa.Instr{}, calls: map[*isa.Instr]bool{}, pos: pos}
 	out := &isa.Func{}
 	*out = *fn
 	out.Instrs = nil
@@ -88,7 +88,7 @@ type Inlined struct {
 type Copy struct {
 	Callee     *isa.Func
 	Call       *isa.Instr
-	Prefix     string // prepended to the callee's labels (and PTX registers)
+	Prefix     string // prepended to the callee's labels
 	Parent     int
 	Start, End int
 }
@@ -109,15 +109,13 @@ func (in *Inlined) CopyOf(i int) int {
 }
 
 type inliner struct {
-	file    *isa.File
-	byName  map[string]*CallNode
-	noIssue map[*isa.Instr]bool
-	returns map[*isa.Instr]*isa.Instr
-	calls   map[*isa.Instr]bool
-	copies  int
-	pos     func(token.Pos) token.Position
-	// rename: give each PTX copy its own registers.
-	rename   bool
+	file     *isa.File
+	byName   map[string]*CallNode
+	noIssue  map[*isa.Instr]bool
+	returns  map[*isa.Instr]*isa.Instr
+	calls    map[*isa.Instr]bool
+	copies   int
+	pos      func(token.Pos) token.Position
 	copyList []*Copy
 }
 
@@ -146,9 +144,6 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth, pare
 		}
 		c := *in
 		c.Index = len(out.Instrs)
-		if prefix != "" && il.rename {
-			renameRegs(&c, prefix)
-		}
 		if prefix != "" && len(in.Targets) > 0 && (in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch) {
 			c.Targets = make([]string, len(in.Targets))
 			for k, t := range in.Targets {
@@ -223,31 +218,4 @@ func (e *InlineError) Error() string {
 		return e.Pos.String() + ": " + e.Msg
 	}
 	return e.Msg
-}
-
-// renameRegs gives the registers of an inlined PTX instruction the copy's
-// prefix, in fresh operand slices (the original instruction is shared).
-func renameRegs(in *isa.Instr, prefix string) {
-	ren := func(ops []isa.Operand) []isa.Operand {
-		if len(ops) == 0 {
-			return ops
-		}
-		out := make([]isa.Operand, len(ops))
-		copy(out, ops)
-		for i := range out {
-			if len(out[i].Regs) == 0 {
-				continue
-			}
-			rs := make([]string, len(out[i].Regs))
-			for k, r := range out[i].Regs {
-				rs[k] = prefix + r
-			}
-			out[i].Regs = rs
-		}
-		return out
-	}
-	in.Dsts, in.Srcs = ren(in.Dsts), ren(in.Srcs)
-	if in.Guard.Reg != "" {
-		in.Guard.Reg = prefix + in.Guard.Reg
-	}
 }

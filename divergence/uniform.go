@@ -161,6 +161,7 @@ type uniformity struct {
 	// to, and def the first instruction writing it.
 	name    map[*values.Value]string
 	def     map[*values.Value]*isa.Instr
+	phis    map[*cfg.Block][]*values.Value
 	instrs  []*isa.Instr // reachable instructions
 	blockOf map[*isa.Instr]*cfg.Block
 }
@@ -176,13 +177,14 @@ type cause struct {
 
 func newUniformity(g *cfg.Graph, vals *values.Func) *uniformity {
 	u := &uniformity{g: g, vals: vals, fn: g.Func, dialect: vals.Dialect, varying: map[*values.Value]*cause{},
-		users: map[*values.Value][]*values.Value{}, name: map[*values.Value]string{}, def: map[*values.Value]*isa.Instr{}, blockOf: map[*isa.Instr]*cfg.Block{}}
+		users: map[*values.Value][]*values.Value{}, name: map[*values.Value]string{}, def: map[*values.Value]*isa.Instr{}, phis: map[*cfg.Block][]*values.Value{}, blockOf: map[*isa.Instr]*cfg.Block{}}
 	for _, v := range vals.Values() {
 		for _, a := range v.Args {
 			u.users[a] = append(u.users[a], v)
 		}
 		if v.Kind == values.VPhi {
 			u.name[v] = v.Name
+			u.phis[v.Block] = append(u.phis[v.Block], v)
 		}
 	}
 	for _, b := range g.Blocks {
@@ -311,16 +313,15 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 			if br.Reconv != nil && br.Reconv != u.g.Exit {
 				merge = append(merge, br.Reconv)
 			}
-			in := map[*cfg.Block]bool{}
-			for _, b := range merge {
-				in[b] = true
-			}
 			inReg := map[*cfg.Block]bool{}
 			for _, b := range reg {
 				inReg[b] = true
 			}
-			for _, v := range u.vals.Values() {
-				if v.Kind == values.VPhi && in[v.Block] && u.varying[v] == nil {
+			for _, b := range merge {
+				for _, v := range u.phis[b] {
+					if u.varying[v] != nil {
+						continue
+					}
 					// The line of a definition merged there, in the region.
 					at := br.Instr
 					for _, a := range v.Args {

@@ -26,8 +26,10 @@ type Func struct {
 	consts map[[2]uint64]*Value
 	ops    map[opKey]*Value
 
-	info map[*isa.Instr]*instrInfo
-	regW map[string]int
+	info    map[*isa.Instr]*instrInfo
+	regW    map[string]int
+	written map[string]bool // registers some instruction writes
+	anyCall bool            // a call instruction (a SASS call not inlined writes every register)
 
 	opts       Options
 	copyOf     []int                   // per instruction index of the function: the inlined copy holding it, or -1
@@ -93,7 +95,7 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 	if opts.Dialect == 0 {
 		opts.Dialect = DialectOf(g.Func)
 	}
-	f := &Func{Graph: g, Dialect: opts.Dialect, Inlined: opts.Inlined, opts: opts, info: map[*isa.Instr]*instrInfo{}, regW: map[string]int{}}
+	f := &Func{Graph: g, Dialect: opts.Dialect, Inlined: opts.Inlined, opts: opts, info: map[*isa.Instr]*instrInfo{}, regW: map[string]int{}, written: map[string]bool{}}
 	if f.Dialect == isa.DialectSASS {
 		f.Layout = LayoutFor(opts.Arch, g.Func)
 	}
@@ -120,6 +122,11 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 			} else {
 				s = DecodePTX(in)
 			}
+			if f.Dialect != isa.DialectSASS {
+				if c := f.copyIdx(in); c >= 0 {
+					s = renameSem(s, opts.Inlined.Copies[c].Prefix)
+				}
+			}
 			f.info[in] = &instrInfo{sem: s, block: b}
 			for _, x := range s.Ins {
 				if x.Kind == InReg {
@@ -129,10 +136,18 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 			for _, o := range s.Outs {
 				if o.Kind == OutReg {
 					f.regW[o.Name] = max(f.regW[o.Name], int(o.W))
+					f.written[o.Name] = true
 				}
 			}
+			for _, r := range in.Defs() {
+				f.written[f.regName(in, r)] = true
+			}
+			if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
+				f.anyCall = true
+			}
 			if in.Guard.Reg != "" {
-				f.regW[in.Guard.Reg] = max(f.regW[in.Guard.Reg], 1)
+				g := f.regName(in, in.Guard.Reg)
+				f.regW[g] = max(f.regW[g], 1)
 			}
 		}
 	}
@@ -292,6 +307,12 @@ func (b *ssaBuilder) read(v string, blk *cfg.Block, w int) *Value {
 	if x, ok := b.cur[v][blk]; ok {
 		return resolve(x)
 	}
+	if !b.f.written[v] && !(b.f.anyCall && b.f.Dialect == isa.DialectSASS) && !strings.HasPrefix(v, "param:") && !strings.HasPrefix(v, "frame:") {
+		// A register no instruction writes is undefined everywhere: no
+		// walk back to the entry (which would cost a map entry per block
+		// for each such register, quadratic in a long inlined chain).
+		return b.f.leaf(&Value{Kind: VUndef, Name: v, W: max(w, 1)})
+	}
 	return b.readRec(v, blk, w)
 }
 
@@ -420,6 +441,7 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 		if strings.HasPrefix(strings.ToUpper(r), "SR_") {
 			continue // a SASS special register, not a variable
 		}
+		r = f.regName(in, r)
 		ii.reads = append(ii.reads, f.b.read(r, blk, f.varWidth(r, 32)))
 	}
 	f.cur = ii
@@ -430,8 +452,9 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 		ii.ins[k] = f.input(in, blk, s, k, x)
 	}
 	if in.Guard.Reg != "" {
-		ii.guard = f.readVar(in, in.Guard.Reg, blk, 1)
-		ii.uses = append(ii.uses, in.Guard.Reg)
+		g := f.regName(in, in.Guard.Reg)
+		ii.guard = f.readVar(in, g, blk, 1)
+		ii.uses = append(ii.uses, g)
 	}
 	// Nodes.
 	nodes := make([]*Value, len(s.Nodes))
@@ -549,6 +572,34 @@ func listNames(s string) []string {
 		}
 	}
 	return out
+}
+
+// regName is the variable of register r as instruction in names it: in
+// an inlined PTX copy, the copy's own register (prefixed).
+func (f *Func) regName(in *isa.Instr, r string) string {
+	if f.Dialect == isa.DialectSASS {
+		return r
+	}
+	return f.prefixOf(in) + r
+}
+
+// renameSem gives the registers of a decoded PTX instruction of an
+// inlined copy the copy's prefix.
+func renameSem(s *Sem, prefix string) *Sem {
+	c := *s
+	c.Ins = append([]In(nil), s.Ins...)
+	c.Outs = append([]Out(nil), s.Outs...)
+	for i := range c.Ins {
+		if c.Ins[i].Kind == InReg {
+			c.Ins[i].Name = prefix + c.Ins[i].Name
+		}
+	}
+	for i := range c.Outs {
+		if c.Outs[i].Kind == OutReg {
+			c.Outs[i].Name = prefix + c.Outs[i].Name
+		}
+	}
+	return &c
 }
 
 // prefixOf is the inlined copy's prefix of an instruction ("" outside
