@@ -215,6 +215,9 @@ type Loop struct {
 
 // Contains reports whether b is in the loop's body, in O(loop depth).
 func (l *Loop) Contains(b *Block) bool {
+	if b == nil {
+		return false
+	}
 	for x := b.Loop; x != nil; x = x.Parent {
 		if x == l {
 			return true

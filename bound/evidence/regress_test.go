@@ -241,17 +241,8 @@ func TestShrink(t *testing.T) {
 			return strings.HasPrefix(l, "\t") && !strings.HasPrefix(tl, ".reg") && !strings.Contains(tl, "param") && tl != "{" && tl != "}" ||
 				regexp.MustCompile(`^[A-Za-z_0-9]+:$`).MatchString(l)
 		}
-		// The kernel's prologue stays (a kernel whose entry is a loop
-		// header crashes the value analysis: a stack overflow in
-		// cfg/values' SSA construction, reported to its owner).
-		first := 0
-		for i, l := range lines {
-			if strings.HasPrefix(l, "\tmov.u32 %r15, 15;") {
-				first = i + 1
-			}
-		}
 		for chunk := 16; chunk >= 1; chunk /= 2 {
-			for i := first; i < len(lines); {
+			for i := 0; i < len(lines); {
 				j := min(i+chunk, len(lines))
 				ok := true
 				for _, l := range lines[i:j] {

@@ -329,9 +329,12 @@ func (b *ssaBuilder) readRec(v string, blk *cfg.Block, w int) *Value {
 		b.incomplete[blk][v] = x
 	case len(preds) == 0:
 		x = f.entryValue(v, w)
-	case len(preds) == 1:
+	case len(preds) == 1 && blk != f.Graph.Entry():
 		x = b.read(v, preds[0], w)
 	default:
+		// The entry block is also entered from the function's entry
+		// (addPhiOperands): a cycle of single-predecessor blocks through
+		// it recursed forever.
 		phi := f.newValue(&Value{Kind: VPhi, Name: v, W: w, Block: blk})
 		b.write(v, blk, phi)
 		x = b.addPhiOperands(v, phi)
@@ -340,7 +343,15 @@ func (b *ssaBuilder) readRec(v string, blk *cfg.Block, w int) *Value {
 	return x
 }
 
+// addPhiOperands fills phi with the values of v along the predecessors of
+// its block. The entry block is also entered from the function's entry (a
+// loop whose header is the first block): there the phi's first operand is
+// v's entry value, along a nil element of Preds.
 func (b *ssaBuilder) addPhiOperands(v string, phi *Value) *Value {
+	if phi.Block == b.f.Graph.Entry() {
+		phi.Args = append(phi.Args, b.f.entryValue(v, phi.W))
+		phi.Preds = append(phi.Preds, nil)
+	}
 	for _, p := range b.preds[phi.Block] {
 		a := b.read(v, p, phi.W)
 		phi.Args = append(phi.Args, a)

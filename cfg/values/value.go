@@ -14,7 +14,7 @@ type VKind uint8
 const (
 	VConst   VKind = iota + 1 // the constant Imm
 	VOp                       // Code applied to Args
-	VPhi                      // the value of variable Name entering Block: Args[i] along Block's i-th reachable predecessor
+	VPhi                      // the value of variable Name entering Block: Args[i] along Preds[i] (nil: the function's entry, into the entry block)
 	VParam                    // the kernel argument Name, bytes [Off, Off+W/8)
 	VSpecial                  // the special register Name (canonical)
 	VFrame                    // the address of the local frame Name
