@@ -91,9 +91,16 @@ func NewJUnit(r *Report) *JUnitSuites {
 		case k != nil:
 			c.SystemOut = kernelLine(k)
 			if k.Verdict == "fail" {
-				c.Failure = &JUnitProblem{Type: "over-deadline",
-					Message: fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles (margin %d cycles)", k.BoundCycles, *k.Deadline, *k.MarginCycles),
-					Text:    c.SystemOut}
+				msg := ""
+				switch {
+				case k.DeadlineCheck != nil:
+					msg = k.DeadlineCheck.Text()
+				case k.Deadline != nil && k.MarginCycles != nil:
+					msg = fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles (margin %d cycles)", k.BoundCycles, *k.Deadline, *k.MarginCycles)
+				default:
+					msg = "over the deadline"
+				}
+				c.Failure = &JUnitProblem{Type: "over-deadline", Message: msg, Text: c.SystemOut}
 				s.Failures++
 			}
 		case sk.Status == StatusNotBounded:
@@ -120,7 +127,10 @@ func kernelLine(k *Kernel) string {
 	if k.BoundNS != nil {
 		s += fmt.Sprintf(" bound_ns=%d", *k.BoundNS)
 	}
-	if k.Deadline != nil {
+	switch d := k.DeadlineCheck; {
+	case d != nil && d.Level == "kernel":
+		s += fmt.Sprintf(" deadline_level=kernel deadline_ns=%d kernel_bound_ns=%d sms=%d margin_ns=%d verdict=%s", d.DeadlineCompared, d.Bound, d.SMs, d.Margin, k.Verdict)
+	case k.Deadline != nil && k.MarginCycles != nil:
 		s += fmt.Sprintf(" deadline_cycles=%d margin_cycles=%d verdict=%s", *k.Deadline, *k.MarginCycles, k.Verdict)
 	}
 	if k.LowerBound != nil {

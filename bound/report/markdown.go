@@ -109,7 +109,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 
 	// 5.
 	p("## 5. Results\n\n")
-	p("| Kernel | Warps | Bound (cycles) | Bound (ns) | Deadline (cycles) | Margin (cycles) | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n")
+	p("| Kernel | Warps | Bound (cycles) | Bound (ns) | Deadline | Margin | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n")
 	bounded := map[string]*Kernel{}
 	for i := range r.Kernels {
 		bounded[r.Kernels[i].Name] = &r.Kernels[i]
@@ -124,11 +124,21 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		if k.BoundNS != nil {
 			ns = strconv.FormatInt(*k.BoundNS, 10)
 		}
-		if k.Deadline != nil {
-			dl = strconv.FormatInt(*k.Deadline, 10)
+		switch d := k.DeadlineCheck; {
+		case d != nil && d.Level == "kernel":
+			dl = fmt.Sprintf("%d ns (kernel level, %d SMs: %s)", d.DeadlineCompared, d.SMs, code(d.Figure))
+			margin = fmt.Sprintf("%d ns", d.Margin)
+		case k.Deadline != nil:
+			dl = fmt.Sprintf("%d cycles", *k.Deadline)
+			if d != nil && d.Unit != "cycles" {
+				dl += " (" + cell(d.Given) + ")"
+			}
+			if k.MarginCycles != nil {
+				margin = fmt.Sprintf("%d cycles", *k.MarginCycles)
+			}
 		}
-		if k.MarginCycles != nil {
-			margin = strconv.FormatInt(*k.MarginCycles, 10)
+		if d := k.DeadlineCheck; d != nil && d.Conditional && d.Level == "kernel" {
+			margin += " (conditional: a platform overhead is measured, not bounded)"
 		}
 		if k.Verdict != "" {
 			verdict = "**" + cell(strings.ToUpper(k.Verdict)) + "**"

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/pessimism"
@@ -177,7 +178,10 @@ type Summary struct {
 type Kernel struct {
 	static.JSONKernel
 	Pos          string `json:"pos"`
-	MarginCycles *int64 `json:"margin_cycles,omitempty"` // deadline − bound, with --deadline
+	MarginCycles *int64 `json:"margin_cycles,omitempty"` // deadline − bound, with a block-level --deadline
+	// DeadlineCheck is the --deadline verdict with its level and unit
+	// (docs/report.md); Verdict repeats its outcome.
+	DeadlineCheck *DeadlineCheck `json:"deadline_check,omitempty"`
 	// LowerBound is the block's lower bound (docs/model.md, "Lower
 	// bounds"); KernelLevel the kernel-level bound, with --grid
 	// (docs/kernel.md).
@@ -186,6 +190,58 @@ type Kernel struct {
 	// Pessimism says where the bound's cycles come from (package
 	// bound/pessimism; docs/report.md, "Pessimism split").
 	Pessimism *pessimism.Split `json:"pessimism,omitempty"`
+}
+
+// DeadlineCheck is a kernel's --deadline check: what was compared with
+// what, in which unit, and the outcome.
+type DeadlineCheck struct {
+	Level    string `json:"level"`    // "block" (the block bound) or "kernel" (the kernel-level bound)
+	Given    string `json:"given"`    // the deadline as written: "150000", "2ms"
+	Unit     string `json:"unit"`     // the deadline's unit: "cycles", or "ns" for a time
+	Deadline int64  `json:"deadline"` // in Unit
+	// Compared is the unit of the comparison: "cycles" at the block
+	// level (a time converted at the description's clock, rounding down:
+	// exact for the bound in ns rounded up), "ns" at the kernel level.
+	Compared         string `json:"compared_in"`
+	DeadlineCompared int64  `json:"deadline_compared"`
+	Bound            int64  `json:"bound"`  // the figure compared, in Compared
+	Figure           string `json:"figure"` // which figure of the kernel's report it is
+	SMs              int    `json:"sms,omitempty"`
+	Margin           int64  `json:"margin"` // DeadlineCompared − Bound
+	// Conditional: the kernel-level figure includes an overhead that is
+	// measured or assumed, not bounded (kernel_level.conditional).
+	Conditional bool   `json:"conditional,omitempty"`
+	Verdict     string `json:"verdict"` // "pass" or "fail"
+}
+
+// Text says the check in one line: "kernel-level bound on 2 SMs 1234 ns
+// (device makespan: no launch overhead given) exceeds the deadline of
+// 1000 ns (1us) (margin -234 ns)".
+func (d *DeadlineCheck) Text() string {
+	what := fmt.Sprintf("bound %d %s", d.Bound, d.Compared)
+	if d.Level == "kernel" {
+		switch {
+		case strings.Contains(d.Figure, "persistent"):
+			what = fmt.Sprintf("per-item bound of the persistent kernel %d ns", d.Bound)
+		case strings.Contains(d.Figure, "total_upper_ns"):
+			what = fmt.Sprintf("kernel-level bound on %d SMs %d ns (launch overhead included)", d.SMs, d.Bound)
+		default:
+			what = fmt.Sprintf("kernel-level bound on %d SMs %d ns (device makespan: the platform gives no launch overhead)", d.SMs, d.Bound)
+		}
+	}
+	dl := fmt.Sprintf("%d %s", d.DeadlineCompared, d.Compared)
+	if g := strings.ReplaceAll(d.Given, " ", ""); g != fmt.Sprint(d.DeadlineCompared) && g != fmt.Sprint(d.DeadlineCompared)+d.Compared {
+		dl += " (" + d.Given + ")"
+	}
+	verb := "is within"
+	if d.Verdict == "fail" {
+		verb = "exceeds"
+	}
+	s := fmt.Sprintf("%s %s the deadline of %s (margin %d %s)", what, verb, dl, d.Margin, d.Compared)
+	if d.Conditional {
+		s += "; conditional: it includes a platform overhead that is measured or assumed, not bounded"
+	}
+	return s
 }
 
 // Diagnostic is a finding: an analysis diagnostic, a kernel error, or a

@@ -24,7 +24,7 @@ var Rules = []Rule{
 	{"no-exit", LevelError, "No path reaches the end of the kernel.", "The kernel has no path to its end (an infinite loop): it cannot be bounded (exit code 2)."},
 	{"not-bounded", LevelError, "The kernel is not bounded.", "The analysis could not bound the kernel (exit code 2); the message says why."},
 	{"open-loop-fact", LevelError, "A loop bound of the facts file is still \"?\".", "The facts file leaves the maximum of a loop open: fill it in (docs/facts.md; exit code 2)."},
-	{"over-deadline", LevelError, "The bound exceeds the deadline.", "The kernel's bound in cycles is above --deadline (exit code 3)."},
+	{"over-deadline", LevelError, "The bound exceeds the deadline.", "The kernel's bound is above --deadline (exit code 3): the block bound in cycles, or with --deadline-level kernel the kernel-level bound in ns (docs/kernel.md)."},
 	{"prem-c1", LevelError, "PREM C1: the blocks of the schedule are not all co-resident.", "Every block of every participant must be resident at once (a spinning block holds its SM): the occupancy of each kernel on the platform's SMs (docs/prem.md; exit code 3)."},
 	{"prem-c10", LevelError, "PREM C10: the memory phases need more than the whole period.", "The sum of the prefetch and write-back bounds exceeds T_hyper: the memory phases cannot be exclusive (docs/prem.md; exit code 3)."},
 	{"prem-c2", LevelWarning, "PREM C2: a phase bound is missing, assumed, or covers one block of several.", "Every phase needs a bound; bounds given in the schedule are assumed, not proven; a single-block bound does not cover a participant whose blocks run their memory phases concurrently (N2; docs/prem.md)."},

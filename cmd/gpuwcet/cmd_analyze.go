@@ -48,6 +48,14 @@ maximised over paths; a class's bound is D plus the interference I of the
 other warps, charged per resource (docs/model.md, "Static multi-path
 analysis").
 
+--deadline checks a bound in CI: a bare integer is cycles against the block
+bound (as always); with a unit (--deadline 2ms; ns, us, ms, s, or cycles) a
+time is converted at the hardware description's clock. With --deadline-level
+kernel (and --grid with --platform, or --arch and --sms) the deadline, a
+time, bounds the kernel: the kernel-level bound on all the SMs it may use,
+launch overhead included when the platform gives it (a persistent kernel:
+its per-item bound). Every report records the check (kernels[].deadline_check).
+
 Exit codes: 0 bound computed (and within --deadline); 1 bad input; 2 not
 bounded (unbounded loop, irreducible loop, unresolved indirect branch or call,
 recursion, barriers under divergent control); 3 a bound exceeds --deadline.
@@ -68,7 +76,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			blockFlag, gridFlag, argFlag, maxWarpBlocksFlag,
 			&cli.StringFlag{Name: "facts", Usage: "flow-facts `FILE` (loop bounds; docs/facts.md)", Category: catInput},
 			&cli.StringFlag{Name: "compare", Usage: "compare with an older JSON report `FILE` of this command: per kernel and section, how the bound and each part of its pessimism split changed (text; JSON comparison; Markdown)", Category: catInput},
-			&cli.Int64Flag{Name: "deadline", Usage: "exit with code 3 when a bound exceeds `CYCLES`", DefaultText: "none", Category: catOutput},
+			deadlineFlag, deadlineLevelFlag,
 			&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
 			&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
@@ -225,13 +233,10 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 	if !slices.Contains(analyzeFormats, format) {
 		return 0, nil, codef(ExitBadInput, "analyze: unknown --format %q (want %s)", format, strings.Join(analyzeFormats, ", "))
 	}
-	var deadline *int64
-	if c.IsSet("deadline") {
-		d := c.Int64("deadline")
-		if d < 0 {
-			return 0, nil, codef(ExitBadInput, "analyze: --deadline must not be negative, got %d", d)
+	if c.IsSet(deadlineFlag.Name) {
+		if _, _, err := parseDeadline(c.String(deadlineFlag.Name)); err != nil {
+			return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
 		}
-		deadline = &d
 	}
 	hw, err := hwdesc.Resolve(c.String("hw"))
 	if err != nil {
@@ -270,6 +275,14 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 	kl, err := newKernelLevel(c, hw, launch, file)
 	if err != nil {
 		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
+	dl, err := deadlineFromFlags(c, hw.ClockMHz, kl.on, kl.reason)
+	if err != nil {
+		return 0, nil, withCode(ExitBadInput, fmt.Errorf("analyze: %w", err))
+	}
+	var deadline *int64 // a block-level deadline in cycles
+	if dl != nil && dl.level == levelBlock {
+		deadline = &dl.cycles
 	}
 	opts, facts, err := analysisOptions(c, hw, launch, sha)
 	if facts != nil {
@@ -387,16 +400,19 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 			jk.Verdict = "pass"
 			margin := *deadline - int64(rep.Bound)
 			rk.MarginCycles = &margin
+			rk.DeadlineCheck = dl.blockCheck(int64(rep.Bound))
 			if int64(rep.Bound) > *deadline {
 				jk.Verdict = "fail"
 				code = worse(code, ExitVerdict)
 				msg := fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles", rep.Bound, *deadline)
+				if dl.unit != "cycles" {
+					msg = fmt.Sprintf("bound %d cycles exceeds the deadline of %d cycles (%s at %g MHz)", rep.Bound, *deadline, dl.given, hw.ClockMHz)
+				}
 				msgs = append(msgs, fn.Name+": "+msg)
 				rdiags = append(rdiags, report.Diagnostic{Rule: "over-deadline", Level: report.LevelError, Kernel: fn.Name, Location: location(kpos),
 					Message: fmt.Sprintf("%s: %s (margin %d cycles)", fn.Name, msg, margin)})
 			}
 		}
-		rk.JSONKernel = *jk
 		*drawings = append(*drawings, drawKernel(rep))
 		rk.LowerBound = blockLower(rep, hw)
 		if kl.on {
@@ -411,6 +427,30 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 				rk.KernelLevel = kj
 			}
 		}
+		if dl != nil && dl.level == levelKernel {
+			var dc *report.DeadlineCheck
+			err := fmt.Errorf("--deadline-level kernel: no kernel-level bound")
+			if rk.KernelLevel != nil {
+				dc, err = dl.kernelCheck(rk.KernelLevel)
+			}
+			if err != nil {
+				code = worse(code, ExitBadInput)
+				msg := fmt.Sprintf("%s: %v", fn.Name, err)
+				msgs = append(msgs, msg)
+				j.Errors = append(j.Errors, msg)
+				rdiags = append(rdiags, report.Diagnostic{Rule: "kernel-level", Level: report.LevelError, Kernel: fn.Name, Message: msg, Location: location(kpos)})
+			} else {
+				rk.DeadlineCheck = dc
+				jk.Verdict = dc.Verdict
+				if dc.Verdict == "fail" {
+					code = worse(code, ExitVerdict)
+					msgs = append(msgs, fn.Name+": "+dc.Text())
+					rdiags = append(rdiags, report.Diagnostic{Rule: "over-deadline", Level: report.LevelError, Kernel: fn.Name, Location: location(kpos),
+						Message: fn.Name + ": " + dc.Text()})
+				}
+			}
+		}
+		rk.JSONKernel = *jk
 		j.Kernels = append(j.Kernels, rk)
 		j.Scope.Kernels = append(j.Scope.Kernels, report.ScopeKernel{Name: fn.Name, Pos: kpos.String(), Status: report.StatusBounded})
 		if format == "text" {
@@ -431,6 +471,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 				if err := kernel.WriteText(text, rk.KernelLevel); err != nil {
 					return 0, nil, withCode(ExitBadInput, err)
 				}
+			}
+			if dc := rk.DeadlineCheck; dc != nil && dc.Level == levelKernel {
+				fmt.Fprintf(text, "deadline (kernel level): %s: %s\n", strings.ToUpper(dc.Verdict), dc.Text())
 			}
 		}
 	}

@@ -131,6 +131,17 @@ func TestBadInput(t *testing.T) {
 		{a("bound", "--hw", "paper-fig2", "--deadline", "-5", fig2), 1, a("--deadline must not be negative")},
 		{cat(a("bound"), hw, a(reduce)), 1, a("kernel.ptx:40:2:", "use `gpuwcet analyze`")},
 		{cat(a("bound"), hw, a(in("binary.bin"))), 1, a("binary ELF file")},
+		// analyze --deadline and --deadline-level
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline", "-5", saxpy)), 1, a(`--deadline "-5": want a non-negative integer with an optional unit`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline", "1.5ms", saxpy)), 1, a(`--deadline "1.5ms": unknown unit ".5ms"`, "1500us, not 1.5ms")},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline", "5kb", saxpy)), 1, a(`--deadline "5kb": unknown unit "kb"`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline", "99999999999999999999", saxpy)), 1, a(`--deadline "99999999999999999999": 99999999999999999999 is out of range`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline", "9999999999s", saxpy)), 1, a(`--deadline "9999999999s": above the largest deadline, 2^62 ns`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline-level", "grid", "--deadline", "1ms", saxpy)), 1, a(`--deadline-level "grid": want block or kernel`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline-level", "kernel", saxpy)), 1, a(`--deadline-level needs --deadline`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--deadline-level", "kernel", "--deadline", "1ms", saxpy)), 1, a(`--deadline-level kernel needs the kernel-level bound: give --grid`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--grid", "64", "--deadline-level", "kernel", "--deadline", "1ms", saxpy)), 1, a(`--deadline-level kernel: the kernel-level bound is not computed: no SM count: give --platform or --sms`)},
+		{cat(a("analyze"), hw, a("--block", "256", "--grid", "64", "--arch", "sm_86", "--sms", "4", "--deadline-level", "kernel", "--deadline", "100000", saxpy)), 1, a(`a kernel's deadline is a time`, "give it in ns, us, ms or s")},
 		// analyze
 		{cat(a("analyze"), hw, a("--block", "256", in("missing.ptx"))), 1, a("missing.ptx: no such file or directory")},
 		{cat(a("analyze"), hw, a("--block", "256", in("trunc.ptx"))), 1, a("trunc.ptx:6:10:", "trunc.ptx:7:7:")},
