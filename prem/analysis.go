@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
@@ -19,6 +20,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
 
 // Phase bounds from the analysis (docs/prem.md, "Phase bounds").
@@ -154,6 +156,19 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	k := s.Kernels[ki]
 	at := fmt.Sprintf("kernel[%d]", ki)
 	var kb KernelBounds
+	// C1's inputs from the listing: registers per thread where it states
+	// them, the static shared memory of its .shared declarations, plus
+	// dynamic_shared_bytes (bound/kernel.OccupancyInput, as analyze --grid).
+	if a, err := arch.Lookup(s.Platform.Arch); s.Platform.Arch != "" && err == nil {
+		in := kernel.Input{File: l.File, Func: fn, Arch: a, Block: k.Block, DynamicSmem: max(k.DynamicShared, 0),
+			DynamicSmemSet: k.DynamicShared >= 0 || k.SharedBytes >= 0,
+			DynamicHint:    "dynamic_shared_bytes = BYTES in its [[kernel]] table (the launch's third parameter), or shared_bytes for the whole"}
+		ak, notes, err := kernel.OccupancyInput(in)
+		if err != nil {
+			return kb, isa.ErrorList{{Pos: s.Pos(at), Msg: fmt.Sprintf("kernel %s: %v", k.ID, err)}}
+		}
+		kb.Resources = &Resources{Regs: ak.Regs, StaticSmem: ak.StaticSmem, DynamicSmem: ak.DynamicSmem, Notes: notes}
+	}
 	launch := pass.Launch{Block: k.Block, Grid: [3]int{k.Blocks, 1, 1}, Args: k.Args}
 	// The phase regions need only the bounds of the loops they cross: the
 	// static pass keeps the sections when some other loop (an outer tile

@@ -84,7 +84,7 @@ func Evaluate(s *Schedule, bounds []KernelBounds) (*Result, *Model, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &checker{s: s, m: m, res: res}
+	c := &checker{s: s, m: m, res: res, bounds: bounds}
 	c.run()
 	return res, m, nil
 }
@@ -99,11 +99,12 @@ var checkNames = map[string]string{
 }
 
 type checker struct {
-	s   *Schedule
-	m   *Model
-	res *Result
-	cs  []*chain
-	sw  *sweepResult
+	s      *Schedule
+	m      *Model
+	res    *Result
+	cs     []*chain
+	sw     *sweepResult
+	bounds []KernelBounds // the analysis's, with the listings' resources (C1)
 }
 
 func (c *checker) add(id, status, reason string, ce *Counterexample) *Check {
@@ -226,18 +227,53 @@ func (c *checker) c1() {
 	}
 	var sure int64   // SMs that surely hold every block: sum of ceil(blocks / Lo)
 	var need float64 // SMs the blocks need at least: sum of blocks / Hi
-	var parts, unknown []string
-	for _, k := range s.Kernels {
+	var parts, unknown, mismatch []string
+	for ki, k := range s.Kernels {
+		var res *Resources
+		if ki < len(c.bounds) {
+			res = c.bounds[ki].Resources
+		}
 		kk := arch.Kernel{Block: k.Block, Regs: arch.Range{Lo: 1, Hi: int64(a.MaxRegsPerThread)}, StaticSmem: arch.Range{Lo: 0, Hi: a.SmemPerBlock}}
-		if k.Registers > 0 {
+		regsFrom, smemFrom := "", ""
+		switch {
+		case k.Registers > 0:
 			kk.Regs = arch.Exact(k.Registers)
-		} else {
+			regsFrom = "registers_per_thread, assumed"
+			if res != nil && res.Regs.Lo == res.Regs.Hi && res.Regs.Lo != k.Registers {
+				mismatch = append(mismatch, fmt.Sprintf("%s: registers_per_thread %d, the listing states %d", k.ID, k.Registers, res.Regs.Lo))
+			}
+		case res != nil:
+			kk.Regs = res.Regs
+			regsFrom = "listing"
+		}
+		if kk.Regs.Lo != kk.Regs.Hi {
 			unknown = append(unknown, k.ID+" registers_per_thread")
 		}
-		if k.SharedBytes >= 0 {
+		switch {
+		case k.SharedBytes >= 0:
 			kk.StaticSmem = arch.Exact(k.SharedBytes)
-		} else {
-			unknown = append(unknown, k.ID+" shared_bytes")
+			smemFrom = "shared_bytes, assumed"
+			if res != nil && k.SharedBytes < res.StaticSmem.Lo+res.DynamicSmem {
+				mismatch = append(mismatch, fmt.Sprintf("%s: shared_bytes %d, below the %d bytes of the listing's .shared declarations", k.ID, k.SharedBytes, res.StaticSmem.Lo+res.DynamicSmem))
+			}
+		case res != nil:
+			kk.StaticSmem, kk.DynamicSmem = res.StaticSmem, res.DynamicSmem
+			smemFrom = "listing"
+			if k.DynamicShared > 0 {
+				smemFrom = "listing + dynamic_shared_bytes"
+			}
+		}
+		if kk.StaticSmem.Lo != kk.StaticSmem.Hi {
+			unknown = append(unknown, k.ID+" shared memory")
+		}
+		if smemFrom != "" {
+			smem := kk.StaticSmem
+			smem.Lo += kk.DynamicSmem
+			smem.Hi += kk.DynamicSmem
+			smemFrom = fmt.Sprintf("; shared memory %s B (%s)", smem, smemFrom)
+		}
+		if regsFrom != "" {
+			regsFrom = fmt.Sprintf("; %s registers (%s)", kk.Regs, regsFrom)
 		}
 		occ, err := a.Occupancy(kk)
 		if err != nil {
@@ -259,19 +295,24 @@ func (c *checker) c1() {
 		if occ.Lo != occ.Hi {
 			occText = fmt.Sprintf("%d to %d", occ.Lo, occ.Hi)
 		}
-		parts = append(parts, fmt.Sprintf("%s: %d blocks, %s per SM (limited by %s)", k.ID, blocks, occText, strings.Join(occ.Limiter, ", ")))
+		parts = append(parts, fmt.Sprintf("%s: %d blocks, %s per SM (limited by %s%s%s)", k.ID, blocks, occText, strings.Join(occ.Limiter, ", "), regsFrom, smemFrom))
 	}
 	sms := int64(s.Platform.SMs)
 	use := fmt.Sprintf("%s on %d SMs of %s", strings.Join(parts, "; "), sms, a.Name)
+	if len(mismatch) > 0 {
+		use += "; the schedule's figures disagree with the listing: " + strings.Join(mismatch, "; ")
+	}
 	switch {
 	case need > float64(sms)+1e-9:
 		c.add("C1", StatusFail, "the blocks cannot all be resident: "+use, &Counterexample{Text: use})
 	case sure > sms:
 		why := "the kernels share SMs"
 		if len(unknown) > 0 {
-			why = "not given: " + sample(unknown)
+			why = "not known: " + sample(unknown)
 		}
 		c.add("C1", StatusWarn, fmt.Sprintf("may not fit (%s): %s", why, use), nil)
+	case len(mismatch) > 0:
+		c.add("C1", StatusWarn, "every block is resident at once with the schedule's figures: "+use, nil)
 	default:
 		c.add("C1", StatusPass, "every block is resident at once: "+use, nil)
 	}

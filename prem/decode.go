@@ -132,6 +132,7 @@ type rawKernel struct {
 	Facts              string           `toml:"facts"`
 	RegistersPerThread *int64           `toml:"registers_per_thread"`
 	SharedBytes        *int64           `toml:"shared_bytes"`
+	DynamicShared      *int64           `toml:"dynamic_shared_bytes"`
 	Phases             rawPhases        `toml:"phases"`
 }
 
@@ -171,7 +172,7 @@ var schemaKeys = map[string][]string{
 	"platform":                {"gpu", "clock_hz", "sms", "arch", "timer", "timer_resolution_ns", "release_jitter_ns"},
 	"schedule":                {"mode", "granularity", "order", "warmup_ns", "warmup_tiles", "pf_offset_ns", "wb_offset_ns", "budget_pf_ns", "budget_c_ns", "budget_wb_ns", "budget_pf_cycles", "budget_c_cycles", "budget_wb_cycles", "hyperperiod_ns", "wb_base_offset_ns", "deadline_ns", "window"},
 	"schedule.window":         {"participant", "phase", "offset_ns", "length_ns", "length_cycles"},
-	"kernel":                  {"id", "function", "instances", "blocks", "threads_per_block", "block", "tiles_per_block", "tile_bytes", "listing", "sha256", "args", "facts", "registers_per_thread", "shared_bytes", "phases"},
+	"kernel":                  {"id", "function", "instances", "blocks", "threads_per_block", "block", "tiles_per_block", "tile_bytes", "listing", "sha256", "args", "facts", "registers_per_thread", "shared_bytes", "dynamic_shared_bytes", "phases"},
 	"kernel.phases":           {"prefetch", "compute", "writeback"},
 	"kernel.phases.prefetch":  {"region", "lines"},
 	"kernel.phases.compute":   {"region", "lines"},
@@ -413,7 +414,7 @@ func (d *decoder) decode(raw *rawSchedule) {
 	ids := map[string]int{}
 	for i, rk := range raw.Kernel {
 		at := fmt.Sprintf("kernel[%d]", i)
-		k := &Kernel{ID: rk.ID, Function: rk.Function, Listing: rk.Listing, SHA256: strings.ToLower(rk.SHA256), Args: rk.Args, Facts: rk.Facts, Pos: s.Pos(at), SharedBytes: -1}
+		k := &Kernel{ID: rk.ID, Function: rk.Function, Listing: rk.Listing, SHA256: strings.ToLower(rk.SHA256), Args: rk.Args, Facts: rk.Facts, Pos: s.Pos(at), SharedBytes: -1, DynamicShared: -1}
 		switch {
 		case rk.ID == "":
 			d.errf(at, "kernel without id")
@@ -479,6 +480,10 @@ func (d *decoder) decode(raw *rawSchedule) {
 		k.TileBytes = d.count(at+".tile_bytes", rk.TileBytes, 0, 1, 1<<40)
 		k.Registers = d.count(at+".registers_per_thread", rk.RegistersPerThread, 0, 1, 255)
 		k.SharedBytes = d.count(at+".shared_bytes", rk.SharedBytes, -1, 0, 1<<30)
+		k.DynamicShared = d.count(at+".dynamic_shared_bytes", rk.DynamicShared, -1, 0, 1<<30)
+		if k.SharedBytes >= 0 && k.DynamicShared >= 0 {
+			d.errf(at+".dynamic_shared_bytes", "dynamic_shared_bytes with shared_bytes: shared_bytes gives the block's whole shared memory (an override of the listing's); give either")
+		}
 		if rk.SHA256 != "" && (len(k.SHA256) != 64 || strings.Trim(k.SHA256, "0123456789abcdef") != "") {
 			d.errf(at+".sha256", "sha256 %q is not 64 hexadecimal digits", rk.SHA256)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+
+	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
 
 // Bound is the bound of one phase of one tile of a participant, in ns.
@@ -26,6 +28,21 @@ type Bound struct {
 type KernelBounds struct {
 	Steady [numPhases]*Bound
 	Warmup [numPhases]*Bound
+	// Resources are what the kernel's listing says of its registers and
+	// shared memory per block (C1), when the listing was analysed on the
+	// schedule's platform.arch; nil otherwise.
+	Resources *Resources
+}
+
+// Resources are a kernel's registers per thread and shared memory per
+// block as its listing gives them (bound/kernel.OccupancyInput): ranges
+// when the listing does not state them; the static shared memory from the
+// PTX .shared declarations, the dynamic one from dynamic_shared_bytes.
+type Resources struct {
+	Regs        arch.Range
+	StaticSmem  arch.Range
+	DynamicSmem int64
+	Notes       []string // where each comes from
 }
 
 // Model is a schedule expanded into its window table: every mode becomes

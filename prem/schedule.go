@@ -161,8 +161,9 @@ type Kernel struct {
 	Listing, SHA256 string
 	Args            map[string]int64
 	Facts           string
-	Registers       int64 // per thread, 0: not given (C1)
-	SharedBytes     int64 // per block, -1: not given (C1; from the listing when analysed)
+	Registers       int64 // per thread, 0: not given (C1; from the listing when analysed)
+	SharedBytes     int64 // per block, static and dynamic, -1: not given (C1; an override of the listing's, assumed)
+	DynamicShared   int64 // dynamic shared memory per block, -1: not given (C1, with the listing's .shared declarations)
 	Block           [3]int
 	Phases          [numPhases]*RegionSpec // nil: no region given
 	Pos             token.Position

@@ -34,6 +34,9 @@ type Input struct {
 	Regs           int
 	DynamicSmem    int64
 	DynamicSmemSet bool
+	// DynamicHint names what gives the dynamic shared memory in the
+	// error when it is needed ("" : --dynamic-smem BYTES).
+	DynamicHint string
 
 	// Persistent, when set, says the kernel is persistent (facts name its
 	// item loop): only a per-item bound is given (docs/facts.md,
@@ -97,7 +100,7 @@ func Analyze(in Input) (*Result, error) {
 	if rep.Totals == nil {
 		return nil, errorf("%s: the block's totals for the kernel-level bound could not be computed: %v", in.Func.Name, rep.TotalsErr)
 	}
-	kin, notes, err := occupancyInput(in)
+	kin, notes, err := OccupancyInput(in)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +214,17 @@ func FloorNS(c hwdesc.Cycles, mhz float64) int64 {
 	return int64(math.Floor(float64(c) * 1000 / mhz))
 }
 
-// occupancyInput derives the occupancy inputs of the kernel from the
-// listing and the flags, and says where each comes from.
-func occupancyInput(in Input) (arch.Kernel, []string, error) {
+func (in Input) dynamicHint() string {
+	if in.DynamicHint != "" {
+		return in.DynamicHint
+	}
+	return "--dynamic-smem BYTES (the launch's third parameter)"
+}
+
+// OccupancyInput derives the occupancy inputs of the kernel from the
+// listing and the flags (in.File, Func, Arch, Block, Regs, DynamicSmem,
+// DynamicSmemSet, DynamicHint), and says where each comes from.
+func OccupancyInput(in Input) (arch.Kernel, []string, error) {
 	fn, a := in.Func, in.Arch
 	k := arch.Kernel{Block: in.Block}
 	var notes []string
@@ -294,7 +305,7 @@ func occupancyInput(in Input) (arch.Kernel, []string, error) {
 		notes = append(notes, fmt.Sprintf("dynamic shared memory: %d bytes (--dynamic-smem)", in.DynamicSmem))
 	case len(usesExtern) > 0:
 		v := usesExtern[0]
-		return k, nil, errorf("%s: the kernel uses dynamic shared memory (.extern .shared %s at %s): give its size with --dynamic-smem BYTES (the launch's third parameter)", fn.Name, v.Name, positionOf(in.File, v.Pos))
+		return k, nil, errorf("%s: the kernel uses dynamic shared memory (.extern .shared %s at %s): give its size with %s", fn.Name, v.Name, positionOf(in.File, v.Pos), in.dynamicHint())
 	case in.File.Dialect == isa.DialectPTX:
 		notes = append(notes, "dynamic shared memory: none (the kernel names no .extern .shared array)")
 	default:

@@ -47,6 +47,7 @@ const (
 	PremClock        = "A-PREM-CLOCK"
 	PremWarmup       = "A-PREM-WARMUP"
 	PremPlacement    = "A-PREM-PLACEMENT"
+	PremResources    = "A-PREM-RESOURCES"
 )
 
 // When and Basis phrases shared by several entries.
@@ -295,4 +296,9 @@ var ledger = []Entry{
 		Reason:    "block placement is the hardware's",
 		Discharge: "nothing when C1 passes: every participant's blocks are resident at once",
 		Basis:     "C1"},
+	{ID: PremResources, Origin: OriginPREM, When: "prem check when a schedule gives shared_bytes or registers_per_thread",
+		Statement: "the registers per thread (registers_per_thread) and the shared memory per block (shared_bytes) the schedule gives are the deployed kernel's",
+		Reason:    "a PTX listing does not state its registers, and shared_bytes overrides the listing's .shared declarations",
+		Discharge: "check them against ptxas -v or cuobjdump -res-usage of the deployed binary; drop shared_bytes to take the listing's .shared declarations (plus dynamic_shared_bytes); C1 warns when the schedule's figures are below the listing's",
+		Basis:     "C1; docs/prem.md, \"Checks\""},
 }

@@ -228,6 +228,21 @@ type premRunResult struct {
 // premRun decodes the schedule, analyses the listings and checks the
 // schedule into j. An error means bad input (or an unbounded region):
 // nothing was checked.
+// premResourcesGiven lists the registers_per_thread and shared_bytes a
+// schedule gives (C1's overrides of the listings), "" when none.
+func premResourcesGiven(s *prem.Schedule) string {
+	var parts []string
+	for _, k := range s.Kernels {
+		if k.Registers > 0 {
+			parts = append(parts, fmt.Sprintf("kernel %s registers_per_thread %d", k.ID, k.Registers))
+		}
+		if k.SharedBytes >= 0 {
+			parts = append(parts, fmt.Sprintf("kernel %s shared_bytes %d", k.ID, k.SharedBytes))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func premRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (*premRunResult, error) {
 	if c.NArg() < 1 {
 		return nil, codef(ExitBadInput, "prem check: want a SCHEDULE, got no argument")
@@ -251,6 +266,9 @@ func premRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (*premRunResu
 		return nil, withCode(ExitBadInput, fmt.Errorf("prem check: %w", err))
 	}
 	j.Inputs = append(j.Inputs, report.Input{Path: path, SHA256: sched.SHA256, Kind: "prem-schedule"})
+	if given := premResourcesGiven(sched); given != "" {
+		j.SetAssumptions(append(assume.EveryPREM(), assume.Uf(assume.PremResources, "the schedule's figures are the deployed kernel's: %s", given)))
+	}
 	var hw *hwdesc.Desc
 	if h := c.String("hw"); h != "" {
 		if hw, err = hwdesc.Resolve(h); err != nil {

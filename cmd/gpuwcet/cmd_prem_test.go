@@ -109,6 +109,8 @@ wcet_ns = 100
 		{"deep nesting", "a = " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n" + b, nil, `schedule.toml:1:37: nesting deeper than 32`},
 		{"syntax error", b + "\n[schedule\n", nil, `schedule.toml:56:10: expected`},
 		{"phases without --hw", ex, nil, `names code regions ([kernel.phases]): give --hw`},
+		{"dynamic shared memory with shared_bytes", sub(ex, "shared_bytes = 16384", "shared_bytes = 16384\ndynamic_shared_bytes = 1024"), []string{"--hw", "rtx3070"}, `schedule.toml:35: dynamic_shared_bytes with shared_bytes: shared_bytes gives the block's whole shared memory`},
+		{"negative dynamic shared memory", sub(ex, "shared_bytes = 16384", "dynamic_shared_bytes = -1"), []string{"--hw", "rtx3070"}, `schedule.toml:34: dynamic_shared_bytes = -1: must be between 0 and 1073741824`},
 		{"more tiles than the tile loop runs", sub(ex, "tiles_per_block = 512", "tiles_per_block = 600"), []string{"--hw", "rtx3070"}, `schedule.toml:35: kernel conv: tiles_per_block 600, but the tile loop of conv2d_phase (kernel.ptx:258:2) runs at most 512 times (N4)`},
 	}
 	for _, tc := range tests {
