@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/cfgdot"
@@ -259,6 +260,39 @@ func writeDrawings(dir string, ds []kernelDrawing, check func(path string) error
 	}
 	for i, p := range paths {
 		if err := writeFile(p, []byte(docs[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTimelines writes the phase timelines of the bounded kernels of r
+// into dir (KERNEL.timeline.svg), names reduced as for --dot.
+func writeTimelines(dir string, r *report.Report, check func(path string) error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	var paths []string
+	var docs [][]byte
+	for k := range r.Kernels {
+		name := fileName(r.Kernels[k].Name)
+		for n, base := 2, name; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s_%d", base, n)
+		}
+		used[strings.ToLower(name)] = true
+		var b bytes.Buffer
+		if err := report.WriteTimelineSVG(&b, r, k); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, name+".timeline.svg")
+		if err := check(p); err != nil {
+			return err
+		}
+		paths, docs = append(paths, p), append(docs, b.Bytes())
+	}
+	for i, p := range paths {
+		if err := writeFile(p, docs[i]); err != nil {
 			return err
 		}
 	}

@@ -82,6 +82,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "timeline", Usage: "also write the phase timelines of each bounded kernel as SVG into `DIR` (KERNEL.timeline.svg; docs/report.md)", Category: catOutput},
 			&cli.StringFlag{Name: "dot", Usage: "also write the CFGs with the worst case drawn on them into `DIR` (KERNEL.dot, and KERNEL.classK.dot per warp class; docs/report.md)", Category: catOutput},
 		}, kernelLevelFlags()...),
 		Action: analyzeAction,
@@ -179,6 +180,12 @@ func analyzeAction(c *cli.Context) error {
 		}
 		if werr != nil {
 			werrs = append(werrs, fmt.Sprintf("--%s: %v", o.flag, werr))
+		}
+	}
+	if dir := c.String("timeline"); dir != "" {
+		check := func(p string) error { return checkOutputs([]outputPath{{"timeline", p}}, ins) }
+		if err := writeTimelines(dir, parsed, check); err != nil {
+			werrs = append(werrs, fmt.Sprintf("--timeline: %v", err))
 		}
 	}
 	if dir := c.String("dot"); dir != "" {
