@@ -50,14 +50,14 @@ var (
 func WriteTimelineSVG(w io.Writer, r *Report, k int) error {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	writeTimeline(&b, r, k, true)
+	writeTimeline(&b, r, k)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeTimeline writes the <svg> element of kernel k's timelines
-// (standalone: with the XML namespace declarations of a document).
-func writeTimeline(b *strings.Builder, r *Report, k int, standalone bool) {
+// writeTimeline writes the <svg> element of kernel k's timelines, with its
+// namespace declaration (a document, or inline in the XHTML report).
+func writeTimeline(b *strings.Builder, r *Report, k int) {
 	kern := &r.Kernels[k]
 	// Height: title, the summary strip, per section a heading, a row per
 	// class and an axis.
@@ -76,10 +76,7 @@ func writeTimeline(b *strings.Builder, r *Report, k int, standalone bool) {
 		}
 	}
 	h += 24 + 20*((len(resources)+4)/4) // legend
-	ns := ""
-	if standalone {
-		ns = ` xmlns="http://www.w3.org/2000/svg"`
-	}
+	ns := ` xmlns="http://www.w3.org/2000/svg"` // also inline: the HTML report is XHTML
 	fmt.Fprintf(b, `<svg%s version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12" role="img">`+"\n", ns, tlWidth, h, tlWidth, h)
 	fmt.Fprintf(b, "<title>%s</title>\n", xmlText(fmt.Sprintf("Phase timelines of kernel %s: bound %d cycles", kern.Name, kern.BoundCycles)))
 	fmt.Fprintf(b, `<text x="10" y="20" font-size="15" font-weight="bold" fill="%s">%s</text>`+"\n", tlText, xmlText(fmt.Sprintf("Kernel %s: bound %d cycles%s, %d warps", kern.Name, kern.BoundCycles, nsSuffix(kern.BoundNS), kern.Warps)))

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gpuwcet/gpuwcet/bound/report"
 	"github.com/gpuwcet/gpuwcet/bound/static"
@@ -297,4 +300,52 @@ func writeTimelines(dir string, r *report.Report, check func(path string) error)
 		}
 	}
 	return nil
+}
+
+// lookDot finds Graphviz's dot (tests replace it to draw without).
+var lookDot = exec.LookPath
+
+// dotTimeout bounds one Graphviz run of the HTML report.
+const dotTimeout = 60 * time.Second
+
+// htmlFigures renders the drawings for the HTML report: each kernel's
+// thread-level graph and its classes' warp-level graphs, as SVG with
+// Graphviz's dot when it is installed (the DOT source otherwise).
+func htmlFigures(ds []kernelDrawing) []report.Figure {
+	dotPath, lookErr := lookDot("dot")
+	var figs []report.Figure
+	for _, d := range ds {
+		srcs := []string{d.Thread}
+		titles := []string{fmt.Sprintf("CFG of %s with the worst case (thread level, device calls inlined)", d.Kernel)}
+		for i, c := range d.Classes {
+			srcs = append(srcs, c)
+			titles = append(titles, fmt.Sprintf("Warp-level CFG of %s, class %d", d.Kernel, i))
+		}
+		for i, src := range srcs {
+			f := report.Figure{Kernel: d.Kernel, Title: titles[i], DOT: src, Command: "dot -Tsvg -o cfg.svg FILE.dot"}
+			if lookErr != nil {
+				f.Note = "Graphviz dot was not found when the report was written"
+			} else if svg, err := renderDOT(dotPath, src); err != nil {
+				f.Note = "Graphviz dot failed: " + err.Error()
+			} else {
+				f.SVG = svg
+			}
+			figs = append(figs, f)
+		}
+	}
+	return figs
+}
+
+// renderDOT runs dot -Tsvg on src, bounded in time.
+func renderDOT(dotPath, src string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), dotTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, dotPath, "-Tsvg")
+	cmd.Stdin = strings.NewReader(src)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
 }

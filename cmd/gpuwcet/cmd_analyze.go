@@ -78,7 +78,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			&cli.StringFlag{Name: "compare", Usage: "compare with an older JSON report `FILE` of this command: per kernel and section, how the bound and each part of its pessimism split changed (text; JSON comparison; Markdown)", Category: catInput},
 			deadlineFlag, deadlineLevelFlag,
 			&cli.BoolFlag{Name: "blocks", Usage: "print the per-block contribution tables (always in JSON)", Category: catOutput},
-			&cli.StringFlag{Name: "report", Usage: "also write the Markdown bound report to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "report", Usage: "also write the bound report to `FILE`: HTML when FILE ends in .html or .htm (self-contained, with the phase timelines and the CFGs), else Markdown", Category: catOutput},
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the diagnostics as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
@@ -154,6 +154,11 @@ func analyzeAction(c *cli.Context) error {
 	if serr != nil {
 		return withCode(ExitBadInput, fmt.Errorf("analyze: %w", serr))
 	}
+	// The CFG drawings of the HTML report, rendered once when needed.
+	var figs []report.Figure
+	if format == "html" || reportFormat("report", "markdown", c.String("report")) == "html" {
+		figs = htmlFigures(drawings)
+	}
 	var werrs []string
 	switch {
 	case err == nil && format == "text":
@@ -162,7 +167,7 @@ func analyzeAction(c *cli.Context) error {
 		}
 	case slices.Contains(analyzeFormats, format) && format != "text":
 		var b bytes.Buffer
-		if err := writeReport(&b, format, data, parsed); err == nil {
+		if err := writeReport(&b, format, data, parsed, figs); err == nil {
 			if _, err := c.App.Writer.Write(b.Bytes()); err != nil {
 				werrs = append(werrs, fmt.Sprintf("standard output: %v", err))
 			}
@@ -174,7 +179,7 @@ func analyzeAction(c *cli.Context) error {
 			continue
 		}
 		var b bytes.Buffer
-		werr := writeReport(&b, o.format, data, parsed)
+		werr := writeReport(&b, reportFormat(o.flag, o.format, fp), data, parsed, figs)
 		if werr == nil {
 			werr = writeFile(fp, b.Bytes())
 		}
@@ -593,13 +598,27 @@ func errPrereqSentinel(err error) error {
 }
 
 // analyzeFormats are the values of analyze's --format.
-var analyzeFormats = []string{"text", "json", "markdown", "sarif", "junit"}
+var analyzeFormats = []string{"text", "json", "markdown", "html", "sarif", "junit"}
 
-var analyzeFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "standard output `FORMAT`: text, json (the report), markdown, sarif or junit", Category: catOutput}
+// reportFormat is the format of the file of an output flag: --report
+// writes HTML when its path ends in .html or .htm (in any case), else
+// Markdown.
+func reportFormat(flag, format, path string) string {
+	if flag == "report" {
+		if ext := strings.ToLower(filepath.Ext(path)); ext == ".html" || ext == ".htm" {
+			return "html"
+		}
+	}
+	return format
+}
+
+var analyzeFormatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "standard output `FORMAT`: text, json (the report), markdown, html, sarif or junit", Category: catOutput}
 
 // writeReport writes the sealed JSON report data, or a rendering of it.
-func writeReport(w io.Writer, format string, data []byte, r *report.Report) error {
+func writeReport(w io.Writer, format string, data []byte, r *report.Report, figs []report.Figure) error {
 	switch format {
+	case "html":
+		return report.WriteHTML(w, r, figs)
 	case "json":
 		_, err := w.Write(data)
 		return err

@@ -173,7 +173,7 @@ func premCheckAction(c *cli.Context) error {
 		}
 	case slices.Contains(analyzeFormats, format) && format != "text":
 		var b bytes.Buffer
-		if werr := writeReport(&b, format, data, parsed); werr == nil {
+		if werr := writeReport(&b, format, data, parsed, nil); werr == nil {
 			if _, werr := c.App.Writer.Write(b.Bytes()); werr != nil {
 				werrs = append(werrs, fmt.Sprintf("standard output: %v", werr))
 			}
@@ -185,7 +185,7 @@ func premCheckAction(c *cli.Context) error {
 			continue
 		}
 		var b bytes.Buffer
-		werr := writeReport(&b, o.format, data, parsed)
+		werr := writeReport(&b, reportFormat(o.flag, o.format, c.String(o.flag)), data, parsed, nil)
 		if werr == nil {
 			werr = writeFile(fp, b.Bytes())
 		}
