@@ -75,7 +75,7 @@ func writeTimeline(b *strings.Builder, r *Report, k int) {
 			}
 		}
 	}
-	h += 24 + 20*((len(resources)+4)/4) // legend
+	h += 24 + 20*((len(resources)+4)/4)         // legend
 	ns := ` xmlns="http://www.w3.org/2000/svg"` // also inline: the HTML report is XHTML
 	fmt.Fprintf(b, `<svg%s version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12" role="img">`+"\n", ns, tlWidth, h, tlWidth, h)
 	fmt.Fprintf(b, "<title>%s</title>\n", xmlText(fmt.Sprintf("Phase timelines of kernel %s: bound %d cycles", kern.Name, kern.BoundCycles)))

@@ -187,4 +187,3 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("the browser's DOM has %d sections, want 10", n)
 	}
 }
-
