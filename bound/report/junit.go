@@ -81,6 +81,7 @@ func NewJUnit(r *Report) *JUnitSuites {
 	for _, in := range r.Inputs {
 		s.Properties = append(s.Properties, JUnitProperty{"input." + in.Kind + ".sha256", in.Path + " " + in.SHA256})
 	}
+	s.Properties = append(s.Properties, configProperties(r.Configuration)...)
 	bounded := map[string]*Kernel{}
 	for i := range r.Kernels {
 		bounded[r.Kernels[i].Name] = &r.Kernels[i]
@@ -166,4 +167,19 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	_, err = w.Write(append(data, '\n'))
 	return err
+}
+
+// configProperties are the configuration record's items as properties
+// ("not recorded" for the missing ones).
+func configProperties(c Configuration) []JUnitProperty {
+	var ps []JUnitProperty
+	for _, it := range []struct{ name, v string }{{"config.gpu_model", c.GPUModel}, {"config.driver", c.Driver}, {"config.cuda_toolkit", c.CUDAToolkit},
+		{"config.compiler_flags", c.CompilerFlags}, {"config.clocks", c.Clocks}} {
+		v := it.v
+		if v == "" {
+			v = "not recorded"
+		}
+		ps = append(ps, JUnitProperty{it.name, v})
+	}
+	return ps
 }

@@ -74,7 +74,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		}
 		p("| %s | %s | %s | %s |\n", code(in.Path), cell(in.Kind), cell(hdr), code(in.SHA256))
 	}
-	p("\nCompiler (nvcc/ptxas) versions and flags: only what the listing's header states (above).\n\n")
+	writeConfigMD(&b, r.Configuration)
 	p("| Launch configuration | Value |\n|---|---|\n")
 	row(&b, "Block", dims(r.Launch.Block))
 	row(&b, "Grid", dims(r.Launch.Grid))
@@ -438,4 +438,27 @@ func resCharges(c static.JSONSegClass) string {
 		return "-"
 	}
 	return s
+}
+
+// writeConfigMD writes the configuration record (item 2).
+func writeConfigMD(b *strings.Builder, c Configuration) {
+	b.WriteString("\nConfiguration record (as stated on the command line, not checked; hashed with the report):\n\n| Item | Value |\n|---|---|\n")
+	for _, it := range []struct{ name, v string }{{"GPU model", c.GPUModel}, {"Driver", c.Driver}, {"CUDA toolkit", c.CUDAToolkit},
+		{"Compiler flags", c.CompilerFlags}, {"Clocks", c.Clocks}} {
+		v := "**not recorded**"
+		if it.v != "" {
+			v = code(it.v)
+		}
+		row(b, it.name, v)
+	}
+	if len(c.NotRecorded) > 0 {
+		var fl []string
+		for _, f := range c.NotRecorded {
+			fl = append(fl, icode("--"+f))
+		}
+		fmt.Fprintf(b, "\nNot recorded: %s. The bound does not depend on them, but a reviewer cannot tell from this report which system it is for; give them with %s.\n\n", cell(strings.Join(c.NotRecorded, ", ")), strings.Join(fl, ", "))
+	} else {
+		b.WriteString("\n")
+	}
+	b.WriteString("Compiler versions and flags beyond the configuration record: only what the listing's header states (above).\n\n")
 }

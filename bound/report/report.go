@@ -51,6 +51,9 @@ type Report struct {
 	HW     HW      `json:"hw"`
 	Launch Launch  `json:"launch"`
 	Clock  Clock   `json:"clock"`
+	// Configuration is the configuration record: the system the bound is
+	// for, as the user states it (not checked).
+	Configuration Configuration `json:"configuration"`
 
 	// 3. Scope.
 	Scope Scope `json:"scope"`
@@ -128,6 +131,20 @@ type Launch struct {
 type Clock struct {
 	MHz    float64 `json:"mhz"`
 	Source string  `json:"source"`
+}
+
+// Configuration is the configuration record (docs/report.md,
+// "Configuration record"): optional inputs a listing does not state,
+// recorded and hashed with the report, not checked. NotRecorded lists the
+// flags of the items not given (gpu-model, driver, cuda-toolkit,
+// compiler-flags, clocks), so that a report says what it lacks.
+type Configuration struct {
+	GPUModel      string   `json:"gpu_model,omitempty"`
+	Driver        string   `json:"driver,omitempty"`
+	CUDAToolkit   string   `json:"cuda_toolkit,omitempty"`
+	CompilerFlags string   `json:"compiler_flags,omitempty"`
+	Clocks        string   `json:"clocks,omitempty"`
+	NotRecorded   []string `json:"not_recorded"`
 }
 
 // Scope says what was bounded and what was not.

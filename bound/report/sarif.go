@@ -161,6 +161,14 @@ func NewSARIF(r *Report) *SARIFLog {
 	if bs := sarifBounds(r); len(bs) > 0 {
 		run.Properties["bounds"] = bs
 	}
+	cfg := map[string]any{"notRecorded": r.Configuration.NotRecorded}
+	for k, v := range map[string]string{"gpuModel": r.Configuration.GPUModel, "driver": r.Configuration.Driver, "cudaToolkit": r.Configuration.CUDAToolkit,
+		"compilerFlags": r.Configuration.CompilerFlags, "clocks": r.Configuration.Clocks} {
+		if v != "" {
+			cfg[k] = v
+		}
+	}
+	run.Properties["configuration"] = cfg
 
 	seen := map[string]int{}
 	for _, d := range r.Diagnostics {

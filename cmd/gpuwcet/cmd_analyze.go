@@ -84,7 +84,7 @@ to gpuwcet bound, which bounds the traced execution.`,
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per kernel to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "timeline", Usage: "also write the phase timelines of each bounded kernel as SVG into `DIR` (KERNEL.timeline.svg; docs/report.md)", Category: catOutput},
 			&cli.StringFlag{Name: "dot", Usage: "also write the CFGs with the worst case drawn on them into `DIR` (KERNEL.dot, and KERNEL.classK.dot per warp class; docs/report.md)", Category: catOutput},
-		}, kernelLevelFlags()...),
+		}, append(kernelLevelFlags(), configFlags()...)...),
 		Action: analyzeAction,
 	}
 }
@@ -123,6 +123,7 @@ func analyzeAction(c *cli.Context) error {
 	j := &report.Report{SchemaVersion: report.SchemaVersion, Tool: toolInfo(), CommandLine: commandLine(c), Inputs: []report.Input{},
 		Kernels: []report.Kernel{}, Errors: []string{}, Diagnostics: []report.Diagnostic{}}
 	j.Scope = report.Scope{KernelFilter: c.String("kernel"), Unit: analyzeUnit, Exclusions: analyzeExclusions, Kernels: []report.ScopeKernel{}}
+	j.Configuration = configRecord(c)
 	j.SetAssumptions(assume.EveryAnalyze())
 	var text bytes.Buffer
 	var drawings []kernelDrawing

@@ -59,10 +59,10 @@ JUnit (one test case per check) are rendered from it. --gantt writes an SVG
 Gantt chart of the schedule, --trace a Chrome trace (Perfetto), --conflicts
 the DOT graph of the overlapping participants; the [output] table of the
 schedule names the same files.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "hw", Usage: "hardware description `NAME|FILE` for the static analysis of the phase regions", Category: catTarget},
 			analyzeFormatFlag,
-			&cli.StringFlag{Name: "report", Usage: "also write the Markdown report to `FILE`", Category: catOutput},
+			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`: HTML when FILE ends in .html or .htm, else Markdown", Category: catOutput},
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the failing and warning checks as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per check to `FILE`", Category: catOutput},
@@ -70,7 +70,7 @@ schedule names the same files.`,
 			&cli.StringFlag{Name: "trace", Usage: "write the Chrome trace (JSON, opens in Perfetto) to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "conflicts", Usage: "write the DOT graph of the overlapping participants to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "gantt-range", Usage: "draw the tiles `FIRST:LAST` (absolute tile indexes) instead of the warm-up, the first periods and the last one", Category: catOutput},
-		},
+		}, configFlags()...),
 		Action: premCheckAction,
 	}
 }
@@ -122,6 +122,7 @@ func premCheckAction(c *cli.Context) error {
 		Assumptions: []string{}, Kernels: []report.Kernel{}, Errors: []string{}, Diagnostics: []report.Diagnostic{}}
 	j.SetAssumptions(assume.EveryPREM())
 	j.Scope = report.Scope{Unit: premUnit, Exclusions: premExclusions, Kernels: []report.ScopeKernel{}}
+	j.Configuration = configRecord(c)
 	var text bytes.Buffer
 	run, err := premRun(c, j, &text)
 	code := ExitOK
