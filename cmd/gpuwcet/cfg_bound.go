@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -314,6 +315,7 @@ const dotTimeout = 60 * time.Second
 func htmlFigures(ds []kernelDrawing) []report.Figure {
 	dotPath, lookErr := lookDot("dot")
 	var figs []report.Figure
+	timedOut := false // after one timeout, the others are not tried
 	for _, d := range ds {
 		srcs := []string{d.Thread}
 		titles := []string{fmt.Sprintf("CFG of %s with the worst case (thread level, device calls inlined)", d.Kernel)}
@@ -325,8 +327,11 @@ func htmlFigures(ds []kernelDrawing) []report.Figure {
 			f := report.Figure{Kernel: d.Kernel, Title: titles[i], DOT: src, Command: "dot -Tsvg -o cfg.svg FILE.dot"}
 			if lookErr != nil {
 				f.Note = "Graphviz dot was not found when the report was written"
+			} else if timedOut {
+				f.Note = fmt.Sprintf("Graphviz dot was not run: an earlier drawing took more than %v", dotTimeout)
 			} else if svg, err := renderDOT(dotPath, src); err != nil {
 				f.Note = "Graphviz dot failed: " + err.Error()
+				timedOut = errors.Is(err, context.DeadlineExceeded)
 			} else {
 				f.SVG = svg
 			}
@@ -341,10 +346,14 @@ func renderDOT(dotPath, src string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), dotTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, dotPath, "-Tsvg")
+	cmd.WaitDelay = time.Second // a child holding the pipes cannot block past the timeout
 	cmd.Stdin = strings.NewReader(src)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("no drawing in %v: %w", dotTimeout, ctx.Err())
+		}
 		return nil, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil

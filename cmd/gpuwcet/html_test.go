@@ -187,3 +187,43 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("the browser's DOM has %d sections, want 10", n)
 	}
 }
+
+// BenchmarkReportFigures measures the renderings of the review evidence
+// from the JSON report of examples/reduce (docs/performance.md): the
+// Markdown report, the HTML report (figures as DOT sources: Graphviz not
+// counted), the phase timelines, and the CFG drawing with the worst case.
+func BenchmarkReportFigures(b *testing.B) {
+	var out, errb bytes.Buffer
+	args := []string{"gpuwcet", "analyze", "--hw", "ecrts25-orin-200", "--block", "256", "--format", "json", "../../examples/reduce/kernel.ptx"}
+	if code := run(args, &out, &errb); code != 0 {
+		b.Fatal(errb.String())
+	}
+	r, err := report.Parse(out.Bytes())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfgArgs := []string{"gpuwcet", "cfg", "--format", "dot", "--bound", "--hw", "ecrts25-orin-200", "--block", "256", "../../examples/reduce/kernel.ptx"}
+	var thread bytes.Buffer
+	run(cfgArgs, &thread, io.Discard)
+	figs := []report.Figure{{Kernel: "blocksum", Title: "CFG", DOT: thread.String(), Command: "dot -Tsvg"}}
+	b.Run("markdown", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			report.WriteMarkdown(io.Discard, r)
+		}
+	})
+	b.Run("html", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			report.WriteHTML(io.Discard, r, figs)
+		}
+	})
+	b.Run("timeline", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			report.WriteTimelineSVG(io.Discard, r, 0)
+		}
+	})
+	b.Run("cfg-bound", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			run(cfgArgs, io.Discard, io.Discard)
+		}
+	})
+}
