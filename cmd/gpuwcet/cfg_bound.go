@@ -230,6 +230,15 @@ func drawKernel(rep *static.Report) kernelDrawing {
 	return k
 }
 
+// drawKernels draws the worst case of each bounded kernel.
+func drawKernels(reps []*static.Report) []kernelDrawing {
+	ds := make([]kernelDrawing, len(reps))
+	for i, r := range reps {
+		ds[i] = drawKernel(r)
+	}
+	return ds
+}
+
 // writeDrawings writes the drawings into dir: KERNEL.dot (the thread-level
 // graph) and KERNEL.classK.dot (each class's warp-level graph), names
 // reduced as cfg --out does; check refuses a path before anything is

@@ -126,8 +126,8 @@ func analyzeAction(c *cli.Context) error {
 	j.Configuration = configRecord(c)
 	j.SetAssumptions(assume.EveryAnalyze())
 	var text bytes.Buffer
-	var drawings []kernelDrawing
-	code, msgs, err := analyzeRun(c, j, &text, &drawings)
+	var bounded []*static.Report // drawn for --dot and the HTML report
+	code, msgs, err := analyzeRun(c, j, &text, &bounded)
 	if fp := c.String("compare"); err == nil && fp != "" {
 		if j.Comparison, err = compareWith(fp, j); err == nil && format == "text" {
 			text.WriteByte('\n')
@@ -158,7 +158,7 @@ func analyzeAction(c *cli.Context) error {
 	// The CFG drawings of the HTML report, rendered once when needed.
 	var figs []report.Figure
 	if format == "html" || reportFormat("report", "markdown", c.String("report")) == "html" {
-		figs = htmlFigures(drawings)
+		figs = htmlFigures(drawKernels(bounded))
 	}
 	var werrs []string
 	switch {
@@ -196,7 +196,7 @@ func analyzeAction(c *cli.Context) error {
 	}
 	if dir := c.String("dot"); dir != "" {
 		check := func(p string) error { return checkOutputs([]outputPath{{"dot", p}}, ins) }
-		if err := writeDrawings(dir, drawings, check); err != nil {
+		if err := writeDrawings(dir, drawKernels(bounded), check); err != nil {
 			werrs = append(werrs, fmt.Sprintf("--dot: %v", err))
 		}
 	}
@@ -236,9 +236,11 @@ func compareWith(path string, j *report.Report) (*report.Comparison, error) {
 
 // analyzeRun runs the analysis of analyze's command line into j (inputs,
 // description, launch, kernels, diagnostics) and the text summary into
-// text. It returns the exit code and the messages of the kernels, or an
-// error when the run stops before the kernels are analysed.
-func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *[]kernelDrawing) (int, []string, error) {
+// text, and appends the analyses of the bounded kernels to bounded (for
+// the CFG drawings). It returns the exit code and the messages of the
+// kernels, or an error when the run stops before the kernels are
+// analysed.
+func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[]*static.Report) (int, []string, error) {
 	if c.NArg() != 1 {
 		return 0, nil, codef(ExitBadInput, "analyze: want exactly one INPUT, got %d", c.NArg())
 	}
@@ -426,7 +428,7 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, drawings *
 					Message: fmt.Sprintf("%s: %s (margin %d cycles)", fn.Name, msg, margin)})
 			}
 		}
-		*drawings = append(*drawings, drawKernel(rep))
+		*bounded = append(*bounded, rep)
 		rk.LowerBound = blockLower(rep, hw)
 		if kl.on {
 			kj, err := kl.compute(file, fn, rep, launch)
