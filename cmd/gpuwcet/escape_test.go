@@ -322,6 +322,11 @@ func TestSARIFJUnitEscaping(t *testing.T) {
 				if strings.ContainsAny(a.Location.URI, "\\ <>\"`\n") {
 					t.Errorf("SARIF artifact URI %q is not percent-encoded", a.Location.URI)
 				}
+				// A backslash is a character of a Linux file name, not a
+				// separator: it is encoded, never turned into '/'.
+				if !strings.Contains(a.Location.URI, "%5C") || strings.Count(a.Location.URI, "/") != strings.Count(hostile, "/") {
+					t.Errorf("SARIF artifact URI %q: the path's backslash is not %%5C", a.Location.URI)
+				}
 			}
 		})
 	}
