@@ -348,8 +348,10 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 			secs = append(secs, fmt.Sprintf("%s -> %s: %d x %d", posOf(c.Segment.From, "entry"), posOf(c.Segment.To, "end"), c.Segment.Bound, c.Count))
 		}
 		from := fmt.Sprintf("%s -> %s (%s of %s, %s)", posOf(d.from, "entry"), strings.Join(to, " or "), Phase(ph), fn.Name, d.how)
-		kb.Steady[ph] = &Bound{WCET: ns, Cycles: int64(reg.Bound), From: from, Pos: spec.Pos}
-		an.Regions = append(an.Regions, Region{Kernel: k.ID, Phase: Phase(ph).String(), How: d.how, From: posOf(d.from, "entry"), To: to, Cycles: int64(reg.Bound), NS: ns, Sections: secs})
+		lowNS, _ := cyclesToNS(int64(reg.Lower), s.Platform.ClockHz, false)
+		kb.Steady[ph] = &Bound{WCET: ns, BCET: lowNS, Cycles: int64(reg.Bound), From: from, Pos: spec.Pos}
+		an.Regions = append(an.Regions, Region{Kernel: k.ID, Phase: Phase(ph).String(), How: d.how, From: posOf(d.from, "entry"), To: to, Cycles: int64(reg.Bound), NS: ns,
+			LowerCycles: int64(reg.Lower), LowerNS: lowNS, Sections: secs})
 	}
 	if len(errs) > 0 {
 		return kb, errs

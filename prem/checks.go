@@ -470,8 +470,9 @@ func (c *checker) c4() int {
 		for start > 0 && p.Ph[start].Trig < 0 {
 			start--
 		}
+		best := c.m.WU + sc.tile*c.m.T + ps.Slot - c.cs[sc.part].at(sc.tile)[sc.ph].eE
 		c.res.Slack = append(c.res.Slack, SlackRow{Participant: p.ID, Slot: ps.SlotName, SlotNS: ps.Slot - ps.SlotStart, BoundNS: sum,
-			Provenance: prov, JitterNS: p.Ph[start].J, MinSlackNS: sc.slack, AtTile: c.absTile(sc.tile), WarnOnly: ps.SlotWarn})
+			Provenance: prov, JitterNS: p.Ph[start].J, MinSlackNS: sc.slack, AtTile: c.absTile(sc.tile), BestSlackNS: best, WarnOnly: ps.SlotWarn})
 		switch {
 		case sc.firstBad >= 0 && !ps.SlotWarn:
 			if fail == nil {

@@ -326,11 +326,17 @@ func (g *gantt) draw() {
 								esc(fmt.Sprintf("%s tile %d %s trigger at %s", p.ID, tile, ph, us(x.trig))))
 						}
 					}
-					title := fmt.Sprintf("%s tile %d %s: start %s, end %s (latest), bound %d ns (%s)", p.ID, tile, ph, us(x.sL), us(x.eL), ps.WCET, provenance(ps.Bound))
+					title := fmt.Sprintf("%s tile %d %s: start %s, end %s (latest), bound %d ns (%s); ends in [%s, %s] (lower bound %d ns)", p.ID, tile, ph, us(x.sL), us(x.eL), ps.WCET, provenance(ps.Bound), us(x.eE), us(x.eL), ps.BCET)
 					if ps.Slot >= 0 {
-						title += fmt.Sprintf(", slot [%s, %s), slack %d ns", us(base+ps.SlotStart), us(base+ps.Slot), base+ps.Slot-x.eL)
+						title += fmt.Sprintf(", slot [%s, %s), slack %d ns (best case %d ns)", us(base+ps.SlotStart), us(base+ps.Slot), base+ps.Slot-x.eL, base+ps.Slot-x.eE)
 					}
 					g.rect(s, x.sL, x.eL, y+2, h-4, fmt.Sprintf(`fill="%s"`, phaseColor[ph]), title)
+					if x.eE > x.sL && x.eE < x.eL && x.eE >= s.t0 && x.eE <= s.t1 {
+						// The earliest end: the phase ends in [earliest, latest].
+						ex := s.x(x.eE)
+						g.p(`<line x1="%.2f" y1="%.2f" x2="%.2f" y2="%.2f" stroke="#fff" stroke-width="1.5" stroke-dasharray="2,1"><title>%s</title></line>`+"\n", ex, y+2, ex, y+h-2,
+							esc(fmt.Sprintf("%s tile %d %s: earliest end %s (every phase at its lower bound, no jitter)", p.ID, tile, ph, us(x.eE))))
+					}
 					if ph.Memory() {
 						mem = append(mem, memWindow{part: i, tile: t, phase: ph, s: x.sE, e: x.eL})
 					}

@@ -116,7 +116,11 @@ type SlackRow struct {
 	JitterNS    int64  `json:"jitter_ns"`
 	MinSlackNS  int64  `json:"min_slack_ns"`
 	AtTile      int64  `json:"at_tile"`
-	WarnOnly    bool   `json:"warn_only,omitempty"`
+	// BestSlackNS is the slack on the same tile when every phase runs at
+	// its lower bound (BCET) and without jitter: the slot's end minus the
+	// phase's earliest end.
+	BestSlackNS int64 `json:"best_slack_ns"`
+	WarnOnly    bool  `json:"warn_only,omitempty"`
 }
 
 // MemSlack is the C5 slack of a memory phase: the smallest gap from its
@@ -185,12 +189,17 @@ type Release struct {
 
 // Region is a phase region of a kernel and its bound.
 type Region struct {
-	Kernel   string   `json:"kernel"`
-	Phase    string   `json:"phase"`
-	How      string   `json:"how"` // "release points", "markers", "lines"
-	From     string   `json:"from"`
-	To       []string `json:"to"`
-	Cycles   int64    `json:"cycles"`
-	NS       int64    `json:"ns"`
-	Sections []string `json:"sections"`
+	Kernel string   `json:"kernel"`
+	Phase  string   `json:"phase"`
+	How    string   `json:"how"` // "release points", "markers", "lines"
+	From   string   `json:"from"`
+	To     []string `json:"to"`
+	Cycles int64    `json:"cycles"`
+	NS     int64    `json:"ns"`
+	// LowerCycles and LowerNS are the region's lower bound (release to
+	// release, the block alone or sharing its SM; the BCET, in ns rounded
+	// down), 0 when none is known.
+	LowerCycles int64    `json:"lower_cycles"`
+	LowerNS     int64    `json:"lower_ns"`
+	Sections    []string `json:"sections"`
 }

@@ -5,19 +5,28 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
 )
 
 // Region is the bound of a region of a kernel: the part of an execution
-// from the release of the block-wide barrier From (nil: the kernel's
-// start) to the next release of one of the barriers in To (a nil entry:
-// the kernel's end).
+// from the barrier From (nil: the kernel's start) to the next crossing of
+// one of the barriers in To (a nil entry: the kernel's end).
 type Region struct {
 	From *isa.Instr
 	To   []*isa.Instr
-	// Bound is the longest path from From to To over the section graph,
-	// each section crossed costing its bound.
+	// Bound covers every execution of the region from completion to
+	// completion: from the first cycle at which the block is released
+	// from From and every result issued before is ready, to the cycle at
+	// which every result issued before the release of the To barrier
+	// crossed is ready (the block's end for nil). With barriers that do
+	// not drain (docs/model.md, reach semantics) results may still be in
+	// flight at a release; the section induction of docs/model.md
+	// ("Sections: why summing is sound") starts from a drained SM, so the
+	// sum of the sections crossed bounds completion to completion, not
+	// release to release.
 	Bound hwdesc.Cycles
 	// Path lists the sections of a longest path, in order, when the
 	// region crosses no loop holding barriers; otherwise Crossings gives
@@ -25,19 +34,25 @@ type Region struct {
 	// cannot be told apart).
 	Path      []*Segment
 	Crossings []Crossing
+	// Lower is a lower bound of every execution of the region from
+	// release to release (the block alone or sharing its SM): the largest
+	// of LowerWarp and LowerIssued (regionLower); 0 when none is known.
+	Lower                  hwdesc.Cycles
+	LowerWarp, LowerIssued hwdesc.Cycles
 }
 
 // Region bounds the executions between two barriers of the barrier path:
-// the time from the release of barrier from (nil: the start of the block)
-// until the block first releases one of the barriers to (nil in to: the
-// end of the block), without crossing from again. A PREM phase delimited
-// by barriers is such a region (docs/prem.md, "Phase bounds").
+// from barrier from (nil: the start of the block) until the block first
+// crosses one of the barriers to (nil in to: the end of the block),
+// without crossing from again, from completion to completion (Region.Bound)
+// and from release to release (Region.Lower). A PREM phase delimited by
+// barriers is such a region (docs/prem.md, "Phase bounds").
 //
 // The bound is the barrier-path walk of the block bound (docs/model.md,
 // "Edge-weighted barrier path") started at from in the context of from
 // and stopped at the barriers of to: each section crossed costs its bound,
-// which covers the time between the releases of its two barriers for every
-// warp of the block, so the sum over a stretch covers the region. A loop
+// and by the section induction (anchored at the region's first completion
+// instead of the block's start) the sum over a stretch covers it. A loop
 // the stretch crosses that holds barriers but neither from nor one of to
 // is summarised with its bound, as the block bound does (its sections
 // counted once per iteration); a loop holding from or one of to is walked,
@@ -98,7 +113,243 @@ func (r *Result) Region(from *isa.Instr, to []*isa.Instr) (*Region, error) {
 	} else {
 		reg.Crossings = r.regionCrossings(from, to, stop, stopEnd, w)
 	}
+	if err := r.regionLower(reg, stop, stopEnd); err != nil {
+		return nil, err
+	}
 	return reg, nil
+}
+
+// regionLower sets the region's lower bound: every execution, from the
+// release of from to the release of the first barrier of to (or the end),
+// lasts at least
+//
+//   - LowerWarp: for each class, the shortest isolated time from a warp's
+//     release to its arrival at a barrier of to (the issue cycle of its last
+//     instruction before it; its End for the block's end), over the class's
+//     paths with the loops entered inside the region at their minimum (no
+//     back edge), joins taking the entrywise minimum, other barriers passed
+//     at once. Every warp is released at the same cycle t0 and its state
+//     then is at least the idle one; by monotonicity and extensivity of Step
+//     (docs/model.md, "Lower bounds") its real arrival is no earlier, and a
+//     path that goes around a loop entered in the region reaches each point
+//     after its first pass no earlier than the first pass does. A loop that
+//     holds from keeps its back edge: going around it is the region's way
+//     to its end (the next tile's release), not a second pass, and a path
+//     that meets from again is not a stretch of the region.
+//   - LowerIssued: the region's instructions of all warps issue at distinct
+//     cycles (one per cycle per SM), all at or after t0 and before the
+//     release of to: Σ over classes of warps × fewest issues, minus one.
+//
+// A class whose region graph has a cycle (a loop holding from whose cycles
+// can avoid it, which Region refuses anyway) gives no lower bound.
+func (r *Result) regionLower(reg *Region, stop map[*isa.Instr]bool, stopEnd bool) error {
+	rg := r.rg
+	if rg == nil || rg.eng == nil {
+		return nil
+	}
+	from := reg.From
+	var issued int64
+	for _, c := range rg.classes {
+		warp, iss, ok, err := lowerStretch(c.Graph, rg.ops, rg.eng, from, stop, stopEnd)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		reg.LowerWarp = max(reg.LowerWarp, warp)
+		x, fits := mulAdd(issued, int64(len(c.Warps)), int64(iss))
+		if !fits {
+			return fmt.Errorf("static: region lower bound overflows 64-bit cycles")
+		}
+		issued = x
+	}
+	reg.LowerIssued = hwdesc.Cycles(max(issued-1, 0))
+	reg.Lower = max(reg.LowerWarp, reg.LowerIssued)
+	return nil
+}
+
+// lowerStretch returns, over the paths of g from barrier from (nil: the
+// entry) to the first barrier of stop (or the end, with stopEnd), the
+// shortest isolated arrival of a warp and its fewest issued instructions
+// (regionLower); ok is false when no path reaches the region's end or the
+// region graph has a cycle.
+func lowerStretch(g *cfg.Graph, ops map[*isa.Instr]*phases.Op, eng *phases.Engine, from *isa.Instr, stop map[*isa.Instr]bool, stopEnd bool) (warp, iss hwdesc.Cycles, ok bool, err error) {
+	nb := len(g.Blocks)
+	startB, startK := g.Entry(), 0
+	if from != nil {
+		found := false
+		for _, b := range g.Blocks {
+			for i, x := range b.Instrs {
+				if x == from && b.Reachable {
+					startB, startK, found = b, i+1, true
+				}
+			}
+		}
+		if !found {
+			return 0, 0, false, nil
+		}
+	}
+	holdsFrom := func(l *cfg.Loop) bool { return from != nil && l.Contains(startB) }
+	back := func(e cfg.Edge) bool {
+		for l := e.From.Loop; l != nil; l = l.Parent {
+			if l.Header == e.To {
+				return !holdsFrom(l)
+			}
+		}
+		return false
+	}
+	// Node nb is the rest of the start block after from; the others are
+	// blocks from their first instruction. scan returns where a node's
+	// walk stops: the index of the first stop barrier or of from (-1:
+	// none).
+	first := func(n int) (*cfg.Block, int) {
+		if n == nb {
+			return startB, startK
+		}
+		return g.Blocks[n], 0
+	}
+	scan := func(n int) int {
+		b, k := first(n)
+		for j := k; j < len(b.Instrs); j++ {
+			if x := b.Instrs[j]; phases.IsSync(x) && (stop[x] || x == from) {
+				return j
+			}
+		}
+		return -1
+	}
+	succ := func(n int) []cfg.Edge {
+		if scan(n) >= 0 {
+			return nil
+		}
+		b, _ := first(n)
+		var out []cfg.Edge
+		for _, e := range b.Succs {
+			if !back(e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	idx := func(b *cfg.Block) int {
+		if b == g.Exit {
+			return nb + 1
+		}
+		return b.Index
+	}
+	// Kahn's order over the nodes reachable from the start.
+	indeg := make([]int, nb+2)
+	seen := make([]bool, nb+2)
+	stack := []int{nb}
+	seen[nb] = true
+	reached := 1
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range succ(n) {
+			t := idx(e.To)
+			indeg[t]++
+			if !seen[t] {
+				seen[t] = true
+				if e.To != g.Exit {
+					reached++
+					stack = append(stack, t)
+				}
+			}
+		}
+	}
+	type lval struct {
+		ok  bool
+		s   *phases.State
+		iss hwdesc.Cycles
+	}
+	vals := make([]lval, nb+2)
+	meet := func(dst *lval, v lval) {
+		if !dst.ok {
+			*dst = lval{ok: true, s: v.s.Clone(), iss: v.iss}
+			return
+		}
+		dst.s = meetState(dst.s, v.s)
+		dst.iss = min(dst.iss, v.iss)
+	}
+	var best lval
+	arrive := func(v lval, t hwdesc.Cycles) {
+		if !best.ok {
+			best = lval{ok: true, s: &phases.State{End: t}, iss: v.iss}
+			return
+		}
+		best.s.End = min(best.s.End, t)
+		best.iss = min(best.iss, v.iss)
+	}
+	vals[nb] = lval{ok: true, s: eng.NewState()}
+	queue := []int{nb}
+	visited := 0
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		visited++
+		v := vals[n]
+		if !v.ok {
+			continue
+		}
+		b, k := first(n)
+		end := len(b.Instrs)
+		j := scan(n)
+		if j >= 0 {
+			end = j
+		}
+		var last phases.Timing
+		for _, x := range b.Instrs[k:end] {
+			op := ops[x]
+			if op == nil {
+				return 0, 0, false, fmt.Errorf("static: internal error: instruction %q not prepared", x.Text)
+			}
+			last = phases.Step(v.s, op)
+			if op.Issues() {
+				v.iss++
+			}
+		}
+		if j >= 0 {
+			if x := b.Instrs[j]; stop[x] {
+				arrive(v, max(v.s.Next-1, 0))
+			}
+			continue // from again: not a stretch of the region
+		}
+		for _, e := range succ(n) {
+			out := v
+			if e.To != g.Exit && len(b.Instrs) > 0 {
+				x := b.Last()
+				op := ops[x]
+				wait := false
+				if len(e.To.Instrs) == 0 {
+					wait = op.WaitsAfter(true) && op.WaitsAfter(false)
+				} else {
+					wait = op.WaitsAfter(phases.EdgeRedirects(g.Func, x, e.To.Instrs[0]))
+				}
+				if wait && last.Ready > v.s.Next {
+					s := v.s.Clone()
+					s.Next = last.Ready
+					out.s = s
+				}
+			}
+			t := idx(e.To)
+			if e.To == g.Exit {
+				if stopEnd {
+					arrive(out, out.s.End)
+				}
+				continue
+			}
+			meet(&vals[t], out)
+			indeg[t]--
+			if indeg[t] == 0 {
+				queue = append(queue, t)
+			}
+		}
+	}
+	if visited != reached || !best.ok {
+		return 0, 0, false, nil
+	}
+	return best.s.End, best.iss, true, nil
 }
 
 // Crossing is a section a worst stretch of a region crosses, with the

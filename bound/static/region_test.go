@@ -8,6 +8,8 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases/sim"
 )
 
 // tileLoop has the shape of a PREM tile loop: a release barrier (after a
@@ -398,5 +400,164 @@ func TestRegionPartial(t *testing.T) {
 	}
 	if _, err := part.Region(b(2), []*isa.Instr{b(5)}); err != nil {
 		t.Errorf("prefetch with K unbounded: %v", err)
+	}
+}
+
+// TestRegionAgainstSimulator: on random programs with barriers at every
+// depth and in loops, every concrete path allowed by the loop bounds, run
+// by 3 warps in the reference simulator (phases/sim, which shares no code
+// with the walks) under LRR and GTO with reach and drain barriers: every
+// stretch of a bounded region — from a crossing of its first barrier (or
+// the start) to the next crossing of one of its last (or the block's end)
+// — lasts, from release to release, at least the region's lower bound,
+// and from completion to completion at most its bound: the completion of a
+// crossing is the cycle at which every result issued before the release
+// is ready (with reach barriers results may still be in flight at a
+// release, and the section induction of docs/model.md starts from a
+// drained SM; the block's end is its completion).
+func TestRegionAgainstSimulator(t *testing.T) {
+	const warps = 3
+	regions, stretches, tight := 0, 0, 0
+	for seed := int64(1); seed <= int64(*propN); seed++ {
+		r, g, src, k := barrierProgram(t, seed)
+		res, err := k.analyze(t, warps, g.bounds)
+		if err != nil {
+			continue
+		}
+		var bars []*isa.Instr
+		for _, in := range k.g.Func.Instrs {
+			if in.Kind == isa.KindBarrier {
+				bars = append(bars, in)
+			}
+		}
+		type region struct {
+			from *isa.Instr
+			to   []*isa.Instr
+			reg  *Region
+			min  hwdesc.Cycles
+		}
+		var regs []*region
+		for _, from := range append([]*isa.Instr{nil}, bars...) {
+			var to []*isa.Instr
+			for _, b := range bars {
+				if r.Intn(3) == 0 {
+					to = append(to, b)
+				}
+			}
+			if len(to) == 0 || r.Intn(2) == 0 {
+				to = append(to, nil)
+			}
+			reg, err := res.Region(from, to)
+			if err != nil {
+				continue
+			}
+			regs = append(regs, &region{from: from, to: to, reg: reg, min: -1})
+		}
+		if len(regs) == 0 {
+			continue
+		}
+		regions += len(regs)
+		_, _, err = EnumeratePaths(k.g, boundsByLabel(g.bounds), 300, func(path []*isa.Instr) bool {
+			var crossed []*isa.Instr // the barriers of the path, in order
+			for _, in := range path {
+				if in.Kind == isa.KindBarrier {
+					crossed = append(crossed, in)
+				}
+			}
+			paths := make([][]*isa.Instr, warps)
+			for w := range paths {
+				paths[w] = path
+			}
+			for _, mode := range []sim.BarrierMode{sim.BarrierReach, sim.BarrierDrain} {
+				p, err := sim.CompileFunc(k.eng.HW(), paths, mode, k.g.Func)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pol := range []sim.PolicyKind{sim.LRR, sim.GTO} {
+					run, err := p.Run(sim.Policy{Kind: pol}, sim.Options{Timeline: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(run.Releases) != len(crossed) {
+						t.Fatalf("seed %d: %d releases for %d barriers crossed", seed, len(run.Releases), len(crossed))
+					}
+					// done[i]: every result issued before release i ready.
+					done := slices.Clone(run.Releases)
+					for _, evs := range run.Timeline {
+						var ready hwdesc.Cycles
+						i := 0
+						for _, e := range evs {
+							// An issuing barrier's result belongs to the
+							// section it ends (docs/model.md).
+							ready = max(ready, e.Ready)
+							if e.Barrier {
+								done[i] = max(done[i], ready)
+								i++
+							}
+						}
+					}
+					// at(i), fin(i): the release and the completion of
+					// crossing i; -1 the start, len(crossed) the end.
+					at := func(i int) hwdesc.Cycles {
+						switch {
+						case i < 0:
+							return 0
+						case i == len(crossed):
+							return run.Makespan
+						}
+						return run.Releases[i]
+					}
+					fin := func(i int) hwdesc.Cycles {
+						if i >= 0 && i < len(crossed) {
+							return done[i]
+						}
+						return at(i)
+					}
+					for _, rg := range regs {
+						isTo := func(b *isa.Instr) bool { return slices.Contains(rg.to, b) }
+						for i := -1; i < len(crossed); i++ {
+							if (i < 0) != (rg.from == nil) || (i >= 0 && crossed[i] != rg.from) {
+								continue
+							}
+							for j := i + 1; j <= len(crossed); j++ {
+								end := j == len(crossed)
+								if (end && isTo(nil)) || (!end && isTo(crossed[j])) {
+									d, c := at(j)-at(i), fin(j)-fin(i)
+									stretches++
+									if d < rg.reg.Lower || c > rg.reg.Bound {
+										t.Errorf("seed %d: region %v -> %v, %v barriers, %v: a stretch lasts %d cycles from release to release (lower bound %d), %d from completion to completion (bound %d)\n%s",
+											seed, rg.from, rg.to, mode, pol, d, rg.reg.Lower, c, rg.reg.Bound, src)
+										return false
+									}
+									if rg.min < 0 || d < rg.min {
+										rg.min = d
+									}
+									break
+								}
+								if end || crossed[j] == rg.from {
+									break
+								}
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if t.Failed() {
+			return
+		}
+		for _, rg := range regs {
+			if rg.min == rg.reg.Lower {
+				tight++
+			}
+		}
+	}
+	t.Logf("%d regions, %d stretches simulated; lower bound equal to the shortest simulated stretch for %d regions", regions, stretches, tight)
+	if regions < *propN || stretches < 10**propN {
+		t.Errorf("too few cases: %d regions, %d stretches", regions, stretches)
 	}
 }

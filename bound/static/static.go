@@ -132,6 +132,9 @@ type regionInput struct {
 	d     dims
 	bound func(l *cfg.Loop) (int64, error)
 	sg    *sectionGraph
+	// classes and eng give the region's lower bound (regionLower).
+	classes []Class
+	eng     *phases.Engine
 }
 
 // countScale is M in sectionCounts; a worst path crossing segments more
@@ -542,7 +545,7 @@ func analyzeSections(in *Input) (*Result, error) {
 			sg.failed[sg.id[bar]] = err
 		}
 	}
-	res.rg = &regionInput{g: g, ops: ops, d: d, bound: in.Bound, sg: sg}
+	res.rg = &regionInput{g: g, ops: ops, d: d, bound: in.Bound, sg: sg, classes: in.Classes, eng: in.Engine}
 	path := func(sg *sectionGraph) (total int64, ok bool, err error) {
 		pw := &walker{g: g, ops: ops, d: d, stop: false, bound: loopBound, hasBar: loopBarriers(g),
 			cache: map[string][]exitVal{}, sect: sg}
