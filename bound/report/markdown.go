@@ -126,7 +126,7 @@ func writeBoundMarkdown(w io.Writer, r *Report) error {
 		}
 		switch d := k.DeadlineCheck; {
 		case d != nil && d.Level == "kernel":
-			dl = fmt.Sprintf("%d ns (kernel level, %d SMs: %s)", d.DeadlineCompared, d.SMs, code(d.Figure))
+			dl = fmt.Sprintf("%d ns (kernel level on %d SMs: bound %d ns, %s)", d.DeadlineCompared, d.SMs, d.Bound, code(d.Figure))
 			margin = fmt.Sprintf("%d ns", d.Margin)
 		case k.Deadline != nil:
 			dl = fmt.Sprintf("%d cycles", *k.Deadline)
