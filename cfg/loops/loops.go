@@ -290,7 +290,7 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 		d := derivs[i]
 		if d.Expr == nil {
 			lb.Why = d.Why
-			releasePoint(lb, g, l, pos)
+			releasePoint(lb, f, l, pos)
 			continue
 		}
 		max, note, err := d.evalNote(env)
@@ -304,7 +304,7 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 				lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
 			} else {
 				lb.Why = "no bound holds at this launch: " + err.Error()
-				releasePoint(lb, g, l, pos)
+				releasePoint(lb, f, l, pos)
 			}
 			continue
 		}
@@ -512,8 +512,8 @@ func Format(w io.Writer, r *Result) error {
 // (cfg/release): release.HeaderBound executions of its header from the
 // trigger. A timer loop that is not one keeps no bound, and its Why says
 // why it is not a release point.
-func releasePoint(lb *LoopBound, g *cfg.Graph, l *cfg.Loop, pos func(token.Pos) token.Position) {
-	p, why := release.Of(g, l)
+func releasePoint(lb *LoopBound, f *values.Func, l *cfg.Loop, pos func(token.Pos) token.Position) {
+	p, why := release.OfValues(f, l)
 	if p == nil {
 		if why != "" {
 			lb.Why += "; it reads a timer but is not a release point: " + why

@@ -16,10 +16,7 @@ import (
 // 64-bit sum modulo 2^64, a .EX chain the 64-bit comparison).
 
 // pairOf builds the 64-bit value of the halves lo and hi.
-func (a *analysis) pairOf(lo, hi *values.Value) *values.Value {
-	f := a.f
-	return f.Op(values.Or, 64, f.Op(values.ZExt, 64, lo), f.Op(values.Shl, 64, f.Op(values.ZExt, 64, hi), f.Const(32, 32)))
-}
+func (a *analysis) pairOf(lo, hi *values.Value) *values.Value { return a.f.Pair(lo, hi) }
 
 // asPair recognises ZExt64(lo) | ZExt64(hi) << 32 with 32-bit halves.
 func asPair(v *values.Value) (lo, hi *values.Value, ok bool) {
@@ -202,47 +199,8 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 	return rec{kind: recAdd, start: start, step: step, w: 64}, ""
 }
 
-// pair64Compare reads a .EX comparison chain as a 64-bit comparison:
-// hi_a < hi_b || hi_a == hi_b && lo_a <u lo_b is pair(a) < pair(b) (<=
-// with <=u on the low words, signed when the high comparison is), and
-// hi_a != hi_b || lo_a != lo_b, hi_a == hi_b && lo_a == lo_b likewise.
+// pair64Compare reads a .EX comparison chain as a 64-bit comparison
+// (values.Func.Compare64).
 func (a *analysis) pair64Compare(c *values.Value) (code values.Code, x, y *values.Value, ok bool) {
-	if c.Kind != values.VOp || c.Code != values.Or && c.Code != values.And {
-		return 0, nil, nil, false
-	}
-	for i := 0; i < 2; i++ {
-		h, rest := c.Args[i], c.Args[1-i]
-		if h.Kind != values.VOp || rest.Kind != values.VOp {
-			continue
-		}
-		switch {
-		case c.Code == values.Or && rest.Code == values.And && (h.Code == values.SLt || h.Code == values.ULt):
-			// h = hp < hq; rest = (hp == hq) && lo compare.
-			for j := 0; j < 2; j++ {
-				eq, lc := rest.Args[j], rest.Args[1-j]
-				if eq.Kind != values.VOp || eq.Code != values.Eq || lc.Kind != values.VOp || lc.Code != values.ULt && lc.Code != values.ULe {
-					continue
-				}
-				hp, hq := h.Args[0], h.Args[1]
-				if !(eq.Args[0] == hp && eq.Args[1] == hq || eq.Args[0] == hq && eq.Args[1] == hp) {
-					continue
-				}
-				lp, lq := lc.Args[0], lc.Args[1]
-				code := map[[2]values.Code]values.Code{
-					{values.SLt, values.ULt}: values.SLt, {values.SLt, values.ULe}: values.SLe,
-					{values.ULt, values.ULt}: values.ULt, {values.ULt, values.ULe}: values.ULe,
-				}[[2]values.Code{h.Code, lc.Code}]
-				return code, a.pairOf(lp, hp), a.pairOf(lq, hq), true
-			}
-		case c.Code == values.Or && h.Code == values.Ne && rest.Code == values.Ne,
-			c.Code == values.And && h.Code == values.Eq && rest.Code == values.Eq:
-			if h.Args[0].W != 32 || rest.Args[0].W != 32 || i == 1 {
-				continue
-			}
-			// Which is the high comparison is not known from the shape:
-			// both orders give the same equality of the pairs.
-			return h.Code, a.pairOf(rest.Args[0], h.Args[0]), a.pairOf(rest.Args[1], h.Args[1]), true
-		}
-	}
-	return 0, nil, nil, false
+	return a.f.Compare64(c)
 }

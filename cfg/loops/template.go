@@ -51,7 +51,7 @@ func WriteTemplate(w io.Writer, name, sha string, graphs []*cfg.Graph) error {
 			p := pos(g, l.Header.Pos())
 			prefix := ""
 			b.WriteString("\n")
-			rp, _ := release.Of(g, l)
+			rp, _ := release.OfValues(vf, l)
 			if d.Expr == nil && rp != nil {
 				fmt.Fprintf(&b, "# %s: loop %s, depth %d: release point, for review: %s\n", p, l.Header, l.Depth, oneLine(rp.String()))
 				prefix = "# "

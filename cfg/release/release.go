@@ -28,9 +28,9 @@
 // that does not match keeps the loop pass's "not bounded" diagnostic, with
 // the reason it is not a release point (Of).
 //
-// SASS timer loops (S2R/CS2R of SR_GLOBALTIMERLO/HI, 64-bit comparisons as
-// ISETP .EX chains) are not recognised yet: they stay unbounded, which is
-// sound.
+// SASS timer loops (CS2R of SR_GLOBALTIMERLO or SR_CLOCKLO, 64-bit
+// comparisons as ISETP .EX chains) are recognised on the value graph of
+// cfg/values, which decodes SASS (OfValues, sass.go).
 package release
 
 import (
@@ -142,7 +142,7 @@ func Of(g *cfg.Graph, l *cfg.Loop) (*Point, string) {
 		return nil, ""
 	}
 	if g.Func != nil && len(g.Func.Instrs) > 0 && g.Func.Instrs[0].Offset >= 0 {
-		return nil, "SASS timer loops are not recognised as release points yet"
+		return nil, "a SASS timer loop is recognised on the value graph (OfValues)"
 	}
 	defined := map[string]bool{}
 	for _, b := range l.Blocks {
@@ -235,30 +235,33 @@ func Of(g *cfg.Graph, l *cfg.Loop) (*Point, string) {
 		return nil, "the timer read is not a register move"
 	}
 	// Every exit must be decided by a timer comparison.
-	var pt *Point
-	for _, e := range l.Exits {
-		br := e.From.Last()
-		if br == nil || br.Kind != isa.KindBranch || br.Guard.Reg == "" {
-			return nil, fmt.Sprintf("it is left by an edge from %s that no timer comparison decides", e.From)
-		}
-		// A taken edge leaves when the guard holds (a negated guard: when
-		// its register is false); a fall-through edge when it does not.
-		var taken bool
-		switch {
-		case e.Kind == cfg.EdgeTaken && e.From.Kind == cfg.BlockIf:
-			taken = true
-		case e.Kind == cfg.EdgeFallThrough && e.From.Kind == cfg.BlockIf:
-			taken = false
-		default:
-			return nil, fmt.Sprintf("it is left by a %s edge at %q, not by a conditional branch", e.Kind, br.Text)
-		}
-		// exitWhen: the guard register's value that leaves the loop.
-		exitWhen := taken != br.Guard.Neg
+	pt, why := exitsPoint(g, l, read, func(br *isa.Instr, exitWhen bool) (*Point, string) {
 		cmp := defIn(l, br.Guard.Reg, br)
 		if cmp == nil || cmp.Opcode != "setp" || len(cmp.Srcs) != 2 || len(cmp.Dsts) != 1 {
 			return nil, fmt.Sprintf("its exit at %q is not decided by a comparison in the loop", br.Text)
 		}
-		p, why := exitPoint(cmp, exitWhen, vals, invariant)
+		return exitPoint(cmp, exitWhen, vals, invariant)
+	})
+	if pt == nil {
+		return nil, why
+	}
+	if pt.Trigger != "" && strings.HasPrefix(pt.Trigger, "%") {
+		pt.TriggerDef = uniqueDefOutside(g, l, pt.Trigger)
+	}
+	return pt, ""
+}
+
+// exitsPoint checks that every exit of l is decided by the same release
+// condition (exit interprets the branch of one exit, whose guard register
+// leaves the loop when it equals exitWhen) and completes the point.
+func exitsPoint(g *cfg.Graph, l *cfg.Loop, read *isa.Instr, exit func(br *isa.Instr, exitWhen bool) (*Point, string)) (*Point, string) {
+	var pt *Point
+	for _, e := range l.Exits {
+		br, exitWhen, why := exitBranch(e)
+		if br == nil {
+			return nil, why
+		}
+		p, why := exit(br, exitWhen)
 		if p == nil {
 			return nil, why
 		}
@@ -275,11 +278,30 @@ func Of(g *cfg.Graph, l *cfg.Loop) (*Point, string) {
 		pt.Pos = g.Fset.Position(l.Header.Pos())
 	}
 	pt.Read = read
-	if pt.Trigger != "" && strings.HasPrefix(pt.Trigger, "%") {
-		pt.TriggerDef = uniqueDefOutside(g, l, pt.Trigger)
-	}
 	pt.Barrier = nextBarrier(g, l)
 	return pt, ""
+}
+
+// exitBranch returns the conditional branch of exit edge e and the value
+// of its guard register that leaves the loop, or nil and why the exit is
+// not decided by a branch.
+func exitBranch(e cfg.Edge) (br *isa.Instr, exitWhen bool, why string) {
+	br = e.From.Last()
+	if br == nil || br.Kind != isa.KindBranch || br.Guard.Reg == "" {
+		return nil, false, fmt.Sprintf("it is left by an edge from %s that no timer comparison decides", e.From)
+	}
+	// A taken edge leaves when the guard holds (a negated guard: when its
+	// register is false); a fall-through edge when it does not.
+	var taken bool
+	switch {
+	case e.Kind == cfg.EdgeTaken && e.From.Kind == cfg.BlockIf:
+		taken = true
+	case e.Kind == cfg.EdgeFallThrough && e.From.Kind == cfg.BlockIf:
+		taken = false
+	default:
+		return nil, false, fmt.Sprintf("it is left by a %s edge at %q, not by a conditional branch", e.Kind, br.Text)
+	}
+	return br, taken != br.Guard.Neg, ""
 }
 
 func containsStr(xs []string, x string) bool {

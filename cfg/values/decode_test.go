@@ -270,6 +270,9 @@ func TestDecodeSASS(t *testing.T) {
 		{"PRMT R0, R1, 0x3210, R2", map[string]uint64{"R1": 0x11223344, "R2": 0}, "R0=0x11223344"},
 		{"MOV R0, c[0x0][0x28]", map[string]uint64{"c[0][0x28]": 0xfffc00}, "R0=0xfffc00"},
 		{"S2R R0, SR_TID.X", map[string]uint64{"tid.x": 7}, "R0=0x7"},
+		// CS2R reads the whole 64-bit counter into a pair (Volta and later).
+		{"CS2R R4, SR_GLOBALTIMERLO", map[string]uint64{"globaltimer": 0x1122334455667788}, "R4=0x55667788 R5=0x11223344"},
+		{"CS2R R4, SR_CLOCKLO", map[string]uint64{"clock64": 0x100000002}, "R4=0x2 R5=0x1"},
 		{"HFMA2.MMA R11, -RZ, RZ, 0, 2.384185791015625e-07", nil, "R11=0x4"},
 		{"HFMA2.MMA R2, -RZ, RZ, 0, 0", nil, "R2=0x0"},
 		{"HFMA2.MMA R2, -RZ, RZ, 1.875, 0", nil, "R2=0x3f800000"},

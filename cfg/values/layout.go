@@ -83,6 +83,15 @@ func LayoutFor(arch string, fn *isa.Func) *Layout {
 
 // constBank is the value of a constant-bank word.
 func (f *Func) constBank(in *isa.Instr, x In) *Value {
+	v := f.constBankValue(in, x)
+	if v.Kind == VOpaque {
+		v.bank = true
+	}
+	return v
+}
+
+// constBankValue is constBank before marking its opaque values.
+func (f *Func) constBankValue(in *isa.Instr, x In) *Value {
 	w := int(x.W)
 	l := f.Layout
 	word := fmt.Sprintf("c[%#x][%#x]", x.Bank, x.Off)

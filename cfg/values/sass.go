@@ -413,8 +413,14 @@ func (d *sassDec) decode() {
 				d.writePair(0, d.input(In{Kind: InSpecial, Name: info.Name, W: 64}))
 				return
 			}
+			// CS2R Rd, SR_CLOCKLO and SR_GLOBALTIMERLO read the whole
+			// 64-bit counter into the pair (Volta and later).
 			if info.Name == "clock" {
 				d.writePair(0, d.input(In{Kind: InSpecial, Name: "clock64", W: 64}))
+				return
+			}
+			if info.Name == "globaltimer_lo" {
+				d.writePair(0, d.input(In{Kind: InSpecial, Name: "globaltimer", W: 64}))
 				return
 			}
 			d.opaque(in.Op())

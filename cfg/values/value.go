@@ -42,7 +42,13 @@ type Value struct {
 
 	fwd   *Value   // a trivial phi replaced by this value
 	users []*Value // phis using this value, during construction
+	bank  bool     // VOpaque: a constant-bank word (ConstantBank)
 }
+
+// ConstantBank reports whether v is an opaque constant-bank word (a SASS
+// c[bank][offset] read the analysis does not map to a launch dimension or
+// a kernel parameter): unknown, but the same during the whole launch.
+func (v *Value) ConstantBank() bool { return v != nil && v.Kind == VOpaque && v.bank }
 
 // IsConst returns the constant and true for a VConst.
 func (v *Value) IsConst() (uint64, bool) {

@@ -47,6 +47,7 @@ var sameStage = map[string][]string{
 	"cfg/trace":          {"cfg/ptx"},
 	"cfg/cfgdot":         {"cfg"},
 	"cfg/loops":          {"cfg/release", "cfg/values"},
+	"cfg/release":        {"cfg/values"},
 	"phases/sim/simtest": {"phases", "phases/sim"},
 	"phases/sim/simt":    {"phases/sim"},
 	"phases/sim/explore": {"phases/sim"},
