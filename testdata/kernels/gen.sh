@@ -24,9 +24,10 @@
 #          -gline-directives-only adds .loc/.file directives and an empty
 #          .debug_loc section, and nothing else (-gline-tables-only adds full
 #          DWARF sections and ".target sm_XX, debug" at -O0: 1.5 times the
-#          PTX of -gline-directives-only). The PTX instructions are the same as without it; the .loc
-#          directives do change ptxas's register allocation at -O0 and -O1
-#          (check-lineinfo.sh), so the SASS here is that of a build with
+#          PTX of -gline-directives-only). The PTX instructions are the same
+#          as without it; the .loc directives do change what ptxas makes of
+#          clang's PTX (all -O0 builds, some -O1 to -O3 ones:
+#          check-lineinfo.sh), so the SASS here is that of a build with
 #          line information, as a user compiling with it gets.
 #   nvcc   -O0 -O3  x  sm_62 sm_87
 #          nvcc -ccbin g++-11 -arch=ARCH -lineinfo (-ptx | -cubin) plus
