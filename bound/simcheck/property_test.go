@@ -17,10 +17,23 @@ import (
 	"github.com/gpuwcet/gpuwcet/phases/sim/simtest"
 )
 
-// The long mode (10^6 cases) runs with -long or GPUWCET_LONG=1:
+// The long mode (10^6 cases, at most 20 minutes: -budget) runs with -long or
+// GPUWCET_LONG=1:
 //
 //	GPUWCET_LONG=1 go test -run TestSoundness -timeout 0 ./bound/simcheck/
 var long = flag.Bool("long", false, "run the long soundness property test (10^6 cases)")
+
+// budget bounds the time of a sweep: no case is started after it (0: no
+// limit). The long mode defaults to 20 minutes, so that it fits a shared
+// machine; the cases run are reported.
+var budget = flag.Duration("budget", 0, "TestSoundness: stop starting cases after this long (0: none; long mode: 20m)")
+
+func sweepBudget() time.Duration {
+	if *budget == 0 && (*long || os.Getenv("GPUWCET_LONG") == "1") {
+		return 20 * time.Minute
+	}
+	return *budget
+}
 
 func numCases() int {
 	if *long || os.Getenv("GPUWCET_LONG") == "1" {
@@ -52,9 +65,14 @@ type sweepResult struct {
 	sumRatio       float64
 }
 
-// sweep checks cases first..first+n-1 on all cores.
+// sweep checks cases first..first+n-1 on all cores, starting none after
+// the budget (sweepBudget).
 func sweep(cfg simtest.Config, first int64, n int) *sweepResult {
 	var mu sync.Mutex
+	var deadline time.Time
+	if b := sweepBudget(); b > 0 {
+		deadline = time.Now().Add(b)
+	}
 	res := &sweepResult{}
 	next := first
 	var wg sync.WaitGroup
@@ -66,7 +84,7 @@ func sweep(cfg simtest.Config, first int64, n int) *sweepResult {
 				mu.Lock()
 				seed := next
 				next++
-				stop := seed >= first+int64(n) || len(res.unsound) >= 5 || len(res.errs) >= 5
+				stop := seed >= first+int64(n) || len(res.unsound) >= 5 || len(res.errs) >= 5 || !deadline.IsZero() && time.Now().After(deadline)
 				mu.Unlock()
 				if stop {
 					return
