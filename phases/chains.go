@@ -45,6 +45,7 @@ type chainBuilder struct {
 	reg    map[RegID][]hwdesc.Cycles
 	end    []hwdesc.Cycles
 	last   []hwdesc.Cycles // R of the last issued instruction (branch waits)
+	t, s   []hwdesc.Cycles // scratch: T and S of the instruction stepped
 }
 
 // newChainBuilder prepares the chains of a section whose issued
@@ -65,6 +66,7 @@ func newChainBuilder(ops []*Op) *chainBuilder {
 	b.next = b.vec()
 	b.next[0] = 0
 	b.end = b.vec()
+	b.t, b.s = b.vec(), b.vec()
 	return b
 }
 
@@ -84,18 +86,25 @@ func maxInto(dst, src []hwdesc.Cycles) {
 
 // step adds one issued instruction.
 func (b *chainBuilder) step(op *Op) {
-	t := slices.Clone(b.next)
-	for _, rs := range [][]RegID{op.Uses, op.Defs} {
-		for _, r := range rs {
-			if v, ok := b.reg[r]; ok {
-				maxInto(t, v)
-			}
+	t := b.t
+	copy(t, b.next)
+	for _, r := range op.Uses {
+		if v, ok := b.reg[r]; ok {
+			maxInto(t, v)
+		}
+	}
+	for _, r := range op.Defs {
+		if v, ok := b.reg[r]; ok {
+			maxInto(t, v)
 		}
 	}
 	res := op.Resource()
 	bit := 1 << b.bucket[res]
 	uf := b.unit[res]
-	s := b.vec()
+	s := b.s
+	for m := range s {
+		s[m] = negInf
+	}
 	for m, x := range t {
 		if uf != nil {
 			x = max(x, uf[m])
@@ -104,11 +113,17 @@ func (b *chainBuilder) step(op *Op) {
 			s[m|bit] = max(s[m|bit], x)
 		}
 	}
-	free, ready := b.vec(), b.vec()
+	free := uf
+	if free == nil {
+		free = b.vec()
+	}
+	ready := b.vec()
 	for m, x := range s {
 		if x > negInf {
 			free[m] = x + op.Init
 			ready[m] = x + op.Init + op.Lat
+		} else {
+			free[m] = negInf
 		}
 	}
 	b.unit[res] = free
