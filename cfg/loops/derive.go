@@ -155,6 +155,13 @@ type analysis struct {
 	derivs map[*cfg.Loop]*Derivation
 	busy   map[*cfg.Loop]bool
 	inv    map[invKey]bool
+	// entry, when set, is the one way into loop entryLoop the header phis
+	// are read along (a loop entered from several places with different
+	// values: one candidate per entry). multiEntry records that a header
+	// phi of that loop entered with different values.
+	entryLoop  *cfg.Loop
+	entry      *cfg.Block
+	multiEntry bool
 }
 
 type invKey struct {
@@ -240,7 +247,11 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 		if stayTaken == br.Guard.Neg {
 			stay = a.f.Op(values.Not, 1, gv)
 		}
+		a.multiEntry = false
 		c, why := a.candidateOf(l, stay, br)
+		if c == nil && a.multiEntry {
+			c, why = a.perEntry(l, stay, br, why)
+		}
 		if c == nil {
 			notes = append(notes, fmt.Sprintf("the exit test at %s: %s", a.lineOf(br), why))
 			continue
@@ -272,6 +283,41 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 		}
 	}
 	return d
+}
+
+// perEntry reads the stay condition c of the exit test at br once per
+// way into l, when a value it compares enters l with different values on
+// different paths (the remainder loop after an unrolled main loop, entered
+// from the main loop's exit and from the test that skips it). An execution
+// of l starts along one entry: the bound is the largest of the entries'
+// bounds.
+func (a *analysis) perEntry(l *cfg.Loop, c *values.Value, br *isa.Instr, why string) (*candidate, string) {
+	var entries []*cfg.Block
+	for _, e := range l.Header.Preds {
+		if e.From.Reachable && !l.Contains(e.From) {
+			entries = append(entries, e.From)
+		}
+	}
+	if l.Header == a.g.Entry() {
+		entries = append(entries, nil)
+	}
+	if len(entries) < 2 || len(entries) > 8 {
+		return nil, why
+	}
+	defer func() { a.entryLoop, a.entry = nil, nil }()
+	out := &candidate{at: br}
+	var descs []string
+	for _, p := range entries {
+		a.entryLoop, a.entry = l, p
+		cp, whyp := a.candidateOf(l, c, br)
+		if cp == nil {
+			return nil, whyp
+		}
+		out.or = append(out.or, cp)
+		descs = append(descs, cp.desc)
+	}
+	out.desc = "per way into the loop: " + strings.Join(descs, "; ")
+	return out, ""
 }
 
 // launchFree reports whether no candidate or guard depends on a launch
@@ -462,29 +508,28 @@ func (a *analysis) evolve(v *values.Value, l *cfg.Loop, depth int) (rec, string)
 // headerPhi reads a phi of l's header: its value on entry, and on each
 // back edge the phi stepped by one invariant amount (or shifted).
 func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
-	f := a.f
 	var start *values.Value
 	var r rec
 	set := false
 	for i, x := range v.Args {
 		p := v.Preds[i]
 		if !l.Contains(p) {
+			if a.entryLoop == l && p != a.entry {
+				continue
+			}
 			if start != nil && start != x {
+				a.multiEntry = true
 				return rec{}, fmt.Sprintf("%s enters the loop with different values on different paths", a.name(v))
 			}
 			start = x
 			continue
 		}
 		var nr rec
-		switch {
-		case x.Kind == values.VOp && (x.Code == values.Add || x.Code == values.Sub) && x.Args[0] == v && a.invariant(x.Args[1], l):
-			step := x.Args[1]
-			if x.Code == values.Sub {
-				step = f.Op(values.Neg, v.W, step)
-			}
+		if step := a.stepOf(x, v, l); step != nil {
 			nr = rec{kind: recAdd, step: step, w: v.W}
-		case x.Kind == values.VOp && x.Code == values.Add && x.Args[1] == v && a.invariant(x.Args[0], l):
-			nr = rec{kind: recAdd, step: x.Args[0], w: v.W}
+		}
+		switch {
+		case nr.step != nil:
 		case x.Kind == values.VOp && (x.Code == values.LShr || x.Code == values.AShr) && x.Args[0] == v:
 			c, ok := x.Args[1].IsConst()
 			if !ok || c == 0 || c >= uint64(v.W) {
@@ -534,6 +579,47 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 	}
 	r.start = start
 	return r, ""
+}
+
+// stepOf returns s when x = v + s with s invariant in l: x a sum (and
+// differences) of terms, v one of them with sign +, the others invariant
+// (an unrolled loop adds its step once per copy of the body). nil when x
+// is no such sum.
+func (a *analysis) stepOf(x, v *values.Value, l *cfg.Loop) *values.Value {
+	f := a.f
+	var rest []*values.Value
+	var neg []bool
+	nv := 0
+	var walk func(y *values.Value, sub bool, depth int) bool
+	walk = func(y *values.Value, sub bool, depth int) bool {
+		if y == v {
+			if sub {
+				return false
+			}
+			nv++
+			return true
+		}
+		if depth < 16 && y.Kind == values.VOp && y.W == v.W && (y.Code == values.Add || y.Code == values.Sub) && !a.invariant(y, l) {
+			return walk(y.Args[0], sub, depth+1) && walk(y.Args[1], sub != (y.Code == values.Sub), depth+1)
+		}
+		if !a.invariant(y, l) {
+			return false
+		}
+		rest, neg = append(rest, y), append(neg, sub)
+		return true
+	}
+	if !walk(x, false, 0) || nv != 1 {
+		return nil
+	}
+	step := f.Const(v.W, 0)
+	for i, y := range rest {
+		if neg[i] {
+			step = f.Op(values.Sub, v.W, step, y)
+		} else {
+			step = f.Op(values.Add, v.W, step, y)
+		}
+	}
+	return step
 }
 
 // branchPhi reports whether x, the value v takes around the loop,
@@ -1121,9 +1207,14 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 	if !ok || lo < values.SRange(v.W, math.MinInt64, math.MaxInt64).SLo || hi > values.TopNum(v.W).SHi {
 		return values.Num{}, false
 	}
-	// The phi is also within [start, start + span] in unsigned terms when
-	// both ends are non-negative.
-	return values.SRange(v.W, lo, hi), true
+	pr := values.SRange(v.W, lo, hi)
+	// Congruence: every value is start + j·step, so the low bits below
+	// both the step's trailing zeros and the start's known low bits are
+	// the start's.
+	t := min(bits.TrailingZeros64(uint64(sl)), bits.TrailingZeros64(^(s.Zero | s.One)), v.W)
+	pr.Zero |= s.Zero & values.Mask(t)
+	pr.One |= s.One & values.Mask(t)
+	return values.Meet(pr, values.TopNum(v.W)), true
 }
 
 // applyGuards refines the values compared by the guards of the loop.
@@ -1442,18 +1533,19 @@ func (e *evaluator) ordered(c *candidate) (int64, error) {
 		}
 		return 0, errS
 	}
+	// A form whose sums may wrap is read as the value itself (its range
+	// at this launch), without the cancellation of common terms.
+	if e.checkAll(ls.checks) != nil {
+		ls = lin{terms: []term{{c.lim, d, 1}}}
+	}
+	if e.checkAll(ss.checks) != nil {
+		ss = lin{terms: []term{{r.start, ivd, 1}}}
+	}
 	diff := ls.sub(ss)
 	if !up {
 		diff = ss.sub(ls)
 	}
-	if err := e.checkAll(append(append([]wcheck(nil), ls.checks...), ss.checks...)); err != nil {
-		if err2 := e.missing(c.lim, r.start); err2 != nil {
-			return 0, err2
-		}
-		return 0, err
-	}
-	dlo, dhi, err := e.interval(diff)
-	_ = dlo
+	_, dhi, err := e.interval(diff)
 	if err != nil {
 		if err2 := e.missing(c.lim, r.start); err2 != nil {
 			return 0, err2
@@ -1476,7 +1568,14 @@ func (e *evaluator) ordered(c *candidate) (int64, error) {
 	var k int64
 	switch c.cmp {
 	case "lt", "gt":
-		if up {
+		// The first value that leaves is at most L + s - 1 (up), or
+		// exactly L when the distance is a multiple of a constant step
+		// 2^t (the compiler made it one: an unrolled loop after its
+		// remainder loop).
+		exact := slo == shi && mag&(mag-1) == 0 && llo >= ivd.min() && lhi <= ivd.max() &&
+			e.multipleOf(e.a.f.Op(values.Sub, r.w, c.lim, r.start), bits.TrailingZeros64(uint64(mag)), e.d.Loop)
+		if exact {
+		} else if up {
 			if last, ok := addOK(lhi, mag-1); !ok || last > ivd.max() {
 				return 0, e.wrapErr(c, ivd)
 			}
@@ -1538,28 +1637,53 @@ func (e *evaluator) modular(c *candidate) (int64, error) {
 	}
 	f := e.a.f
 	delta := f.Op(values.Sub, w, c.lim, r.start)
-	dn := e.num(delta)
 	t := bits.TrailingZeros64(sc)
-	if t > 0 && dn.Zero&values.Mask(t) != values.Mask(t) {
+	mask := values.Mask(t)
+	inv := modInverse(sc>>uint(t), w-t)
+	// kOf is the largest K for a distance in dn (a multiple of 2^t).
+	kOf := func(dn values.Num) uint64 {
+		shifted := values.NumApply(values.LShr, w, []values.Num{dn, values.ConstNum(32, uint64(t))}, []int{w, 32})
+		prod := values.NumApply(values.Mul, w, []values.Num{shifted, values.ConstNum(w, inv)}, []int{w, w})
+		if t > 0 {
+			prod = values.NumApply(values.And, w, []values.Num{prod, values.ConstNum(w, values.Mask(w-t))}, []int{w, w})
+		}
+		return prod.Hi
+	}
+	// The distance as a whole, and along each path into the loop (the
+	// operand of each merge phi, the exit value of each earlier loop:
+	// exact where the whole is only a range).
+	k := uint64(math.MaxUint64)
+	dn := e.num(delta)
+	whole := t == 0 || dn.Zero&mask == mask
+	if whole {
+		k = kOf(dn)
+	}
+	var kp uint64
+	if e.paths(delta, t, e.d.Loop, func(cg *congruence) bool {
+		dv := cg.subst(delta, 0)
+		n := e.num(dv)
+		if t > 0 && n.Zero&mask != mask && !cg.multiple(delta) {
+			return false
+		}
+		kp = max(kp, kOf(n))
+		return true
+	}) {
+		k = min(k, kp)
+		whole = true
+	}
+	if !whole {
 		if err := e.missing(c.lim, r.start); err != nil {
 			return 0, err
 		}
 		return 0, fmt.Errorf("the distance %s may not be a multiple of the step %d: the value may step over the limit", e.a.pretty(delta), values.Signed(sc, w))
 	}
-	inv := modInverse(sc>>uint(t), w-t)
-	shifted := values.NumApply(values.LShr, w, []values.Num{dn, values.ConstNum(32, uint64(t))}, []int{w, 32})
-	prod := values.NumApply(values.Mul, w, []values.Num{shifted, values.ConstNum(w, inv)}, []int{w, w})
-	k := prod
-	if t > 0 {
-		k = values.NumApply(values.And, w, []values.Num{prod, values.ConstNum(w, values.Mask(w-t))}, []int{w, w})
-	}
-	if k.Hi >= 1<<40 {
+	if k >= 1<<40 {
 		if err := e.missing(c.lim, r.start); err != nil {
 			return 0, err
 		}
-		return 0, fmt.Errorf("the number of iterations to reach %s from %s is not known at this launch (it may be up to %d)", e.a.pretty(c.lim), e.a.pretty(r.start), k.Hi)
+		return 0, fmt.Errorf("the number of iterations to reach %s from %s is not known at this launch (it may be up to %d)", e.a.pretty(c.lim), e.a.pretty(r.start), k)
 	}
-	return int64(k.Hi) + 1, nil
+	return int64(k) + 1, nil
 }
 
 // modInverse returns the inverse of the odd x modulo 2^w.

@@ -160,8 +160,12 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 		}
 		x, y := lo.Args[i], hi.Args[i]
 		if !l.Contains(p) {
+			if a.entryLoop == l && p != a.entry {
+				continue
+			}
 			s := a.pairOf(x, y)
 			if start != nil && start != s {
+				a.multiEntry = true
 				return rec{}, "a 64-bit value enters the loop with different values"
 			}
 			start = s

@@ -206,7 +206,14 @@ func TestDeriveSASS(t *testing.T) {
 			IADD3 R0, R0, 0x1, R3
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
-			EXIT`, -1, "not stepped by an invariant amount"},
+			EXIT`, -1, "the step R3 + 1 is not positive"},
+		{"iadd3_three_operands_known", `
+			MOV R0, RZ
+			MOV R3, 0x2
+			IADD3 R0, R0, 0x1, R3
+			ISETP.GE.AND P0, PT, R0, 0xa, PT
+			@!P0 BRA {1}
+			EXIT`, 4, ""},
 		{"iadd3_negated_induction", `
 			MOV R0, RZ
 			IADD3 R0, -R0, 0x1, RZ

@@ -42,6 +42,9 @@ func TestDerivationSound(t *testing.T) {
 	checked, bounded := 0, 0
 	for done := 0; done < cases; {
 		src := randomLoopKernel(r)
+		if r.Intn(3) == 0 {
+			src = randomUnrolledKernel(r)
+		}
 		fset := token.NewFileSet()
 		file, err := ptx.ParseFile(fset, "rand.ptx", []byte(src), 0)
 		if err != nil {
@@ -259,6 +262,82 @@ func randomLoopKernel(r *rand.Rand) string {
 		innerLoop()
 		step()
 		b.WriteString("\tbra.uni $L_head;\n")
+	}
+	b.WriteString("$L_exit:\n\tret;\n}\n")
+	return b.String()
+}
+
+// randomUnrolledKernel writes the loop shapes of optimising compilers
+// that need more than one loop's recurrences: a runtime-unrolled loop (a
+// remainder loop of (n - i) & (u-1) iterations, skipped when that is 0,
+// then a main loop stepping by u tested with != or counting down
+// unsigned, its distance a multiple of u only through the remainder
+// loop's exit value), a loop entered from two places with different
+// start values, and a loop tested by the carry of its step (i + s <u i).
+func randomUnrolledKernel(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(`.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
+{
+	.reg .pred %p<32>;
+	.reg .b32 %r<64>;
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %ntid.x;
+`)
+	// The limit (%r10) and the start (%r11).
+	switch r.Intn(4) {
+	case 0:
+		b.WriteString("\tld.param.u32 %r10, [k_param_0];\n")
+	case 1:
+		b.WriteString("\tld.param.u32 %r1, [k_param_0];\n\tmin.s32 %r10, %r1, 300;\n")
+	case 2:
+		b.WriteString("\tmov.u32 %r10, %r4;\n")
+	default:
+		fmt.Fprintf(&b, "\tmov.u32 %%r10, %d;\n", r.Intn(70)-3)
+	}
+	switch r.Intn(4) {
+	case 0:
+		b.WriteString("\tmov.u32 %r11, %r3;\n")
+	case 1:
+		b.WriteString("\tld.param.u32 %r11, [k_param_1];\n")
+	default:
+		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", r.Intn(9)-2)
+	}
+	u := []int{2, 4, 8}[r.Intn(3)]
+	switch r.Intn(3) {
+	case 0:
+		// Runtime unrolling.
+		if r.Intn(3) != 0 {
+			b.WriteString("\tsetp.ge.s32 %p1, %r11, %r10;\n\t@%p1 bra $L_exit;\n")
+		}
+		fmt.Fprintf(&b, "\tsub.s32 %%r13, %%r10, %%r11;\n\tand.b32 %%r14, %%r13, %d;\n\tmov.u32 %%r15, %%r11;\n", u-1)
+		if r.Intn(2) == 0 {
+			b.WriteString("\tsetp.eq.s32 %p3, %r14, 0;\n\t@%p3 bra $L_pre;\n")
+		}
+		b.WriteString("$L_rem:\n\tadd.s32 %r15, %r15, 1;\n\tadd.s32 %r14, %r14, -1;\n\tsetp.ne.s32 %p4, %r14, 0;\n\t@%p4 bra $L_rem;\n$L_pre:\n")
+		fmt.Fprintf(&b, "\tsetp.lt.u32 %%p5, %%r13, %d;\n\t@%%p5 bra $L_exit;\n", u)
+		switch r.Intn(3) {
+		case 0:
+			fmt.Fprintf(&b, "\tsub.s32 %%r16, %%r10, %%r15;\n$L_main:\n\tadd.s32 %%r16, %%r16, %d;\n\tsetp.ne.s32 %%p6, %%r16, 0;\n\t@%%p6 bra $L_main;\n", -u)
+		case 1:
+			fmt.Fprintf(&b, "$L_main:\n\tadd.s32 %%r15, %%r15, %d;\n\tsetp.ne.s32 %%p6, %%r15, %%r10;\n\t@%%p6 bra $L_main;\n", u)
+		default:
+			// Down by u while the value before the step is above u - 1
+			// (unsigned).
+			fmt.Fprintf(&b, "\tsub.s32 %%r16, %%r10, %%r15;\n\tadd.s32 %%r17, %%r16, %d;\n$L_main:\n\tadd.s32 %%r18, %%r17, %d;\n\tadd.s32 %%r17, %%r17, %d;\n\tsetp.gt.u32 %%p6, %%r18, %d;\n\t@%%p6 bra $L_main;\n", -u, u-1, -u, u-1)
+		}
+	case 1:
+		// Two ways in.
+		b.WriteString("\tld.param.u32 %r2, [k_param_1];\n\tsetp.lt.s32 %p7, %r2, 0;\n\tmov.u32 %r20, %r11;\n\t@%p7 bra $L_head;\n")
+		fmt.Fprintf(&b, "\tmov.u32 %%r20, %d;\n", r.Intn(10))
+		fmt.Fprintf(&b, "$L_head:\n\tadd.s32 %%r20, %%r20, %d;\n\tsetp.lt.s32 %%p8, %%r20, %%r10;\n\t@%%p8 bra $L_head;\n", []int{1, 2, 4}[r.Intn(3)])
+	default:
+		// The carry of the step.
+		s := []int{8, 16, 32}[r.Intn(3)]
+		fmt.Fprintf(&b, "\tand.b32 %%r21, %%r3, %d;\n\tor.b32 %%r22, %%r21, %d;\n", s-1, -s*(1+r.Intn(3)))
+		fmt.Fprintf(&b, "$L_head:\n\tadd.s32 %%r23, %%r22, %d;\n\tsetp.lt.u32 %%p9, %%r23, %%r22;\n\tmov.u32 %%r22, %%r23;\n\t@%%p9 bra $L_head;\n", s)
 	}
 	b.WriteString("$L_exit:\n\tret;\n}\n")
 	return b.String()

@@ -161,8 +161,10 @@ func mulS64(a, b int64) (int64, bool) {
 
 // knownLowAdd: the low bits of a + b known from the known low bits of
 // both, up to the first unknown bit (with the carry).
-func knownLowAdd(a, b Num, w int) (zero, one uint64) {
-	var carry uint64
+func knownLowAdd(a, b Num, w int) (zero, one uint64) { return knownLowAddC(a, b, w, 0) }
+
+// knownLowAddC is knownLowAdd with a carry into bit 0.
+func knownLowAddC(a, b Num, w int, carry uint64) (zero, one uint64) {
 	for i := 0; i < w; i++ {
 		bit := uint64(1) << uint(i)
 		ka := (a.Zero|a.One)&bit != 0
@@ -231,16 +233,33 @@ func NumApply(code Code, w int, args []Num, argW []int) Num {
 			if b.Lo == 0 && b.Hi == 0 {
 				return a
 			}
+			// a - b = a + ~b + 1.
+			nb := Num{W: w, Zero: b.One, One: b.Zero}
+			r.Zero, r.One = knownLowAddC(a, nb, w, 1)
 			return r.norm()
 		}
-		hiS, c := bits.Add64(a.Hi, b.Hi, 0)
-		if c == 0 && hiS <= m {
-			r.Lo, r.Hi = a.Lo+b.Lo, hiS
+		loS, c1 := bits.Add64(a.Lo, b.Lo, 0)
+		hiS, c2 := bits.Add64(a.Hi, b.Hi, 0)
+		switch {
+		case w == 64 && c1 == c2:
+			// Neither end wraps, or both wrap once: the sums modulo 2^64.
+			r.Lo, r.Hi = loS, hiS
+		case w < 64 && hiS <= m:
+			r.Lo, r.Hi = loS, hiS
+		case w < 64 && loS > m:
+			// Every sum wraps once.
+			r.Lo, r.Hi = loS-(m+1), hiS-(m+1)
 		}
 		lo, ok1 := addS64(a.SLo, b.SLo)
 		hi, ok2 := addS64(a.SHi, b.SHi)
-		if ok1 && ok2 && lo >= smin(w) && hi <= smax(w) {
+		switch {
+		case !ok1 || !ok2:
+		case lo >= smin(w) && hi <= smax(w):
 			r.SLo, r.SHi = lo, hi
+		case w < 64 && lo > smax(w):
+			r.SLo, r.SHi = lo-int64(m+1), hi-int64(m+1)
+		case w < 64 && hi < smin(w):
+			r.SLo, r.SHi = lo+int64(m+1), hi+int64(m+1)
 		}
 		r.Zero, r.One = knownLowAdd(a, b, w)
 		return r.norm()

@@ -233,9 +233,22 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if x == y {
 			return f.constant(1, 1)
 		}
+		// No carry: x <=u x + c is c <=u x + c.
+		if code == ULe && y.Kind == VOp && y.Code == Add && y.Args[0] == x {
+			if c, ok := y.Args[1].IsConst(); ok && c != 0 {
+				return f.mk(in, ULe, 1, y.Args[1], y)
+			}
+		}
 	case Ne, ULt, SLt:
 		if x == y {
 			return f.constant(1, 0)
+		}
+		// The carry of y + c (c a non-zero constant): y + c <u y is
+		// y + c <u c (both say y + c wrapped).
+		if code == ULt && x.Kind == VOp && x.Code == Add && x.Args[0] == y {
+			if c, ok := x.Args[1].IsConst(); ok && c != 0 {
+				return f.mk(in, ULt, 1, x, x.Args[1])
+			}
 		}
 	case Select:
 		z := args[2]

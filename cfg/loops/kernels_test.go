@@ -1,0 +1,227 @@
+package loops
+
+import (
+	"flag"
+	"fmt"
+	"go/token"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/load"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
+)
+
+var kernelTable = flag.Bool("table", false, "TestKernelCorpusLoops: print the derivation table of docs/validation.md")
+
+// corpusLoop is one loop of a listing of the team's kernel corpus, for one
+// kernel, mapped to its source loop.
+type corpusLoop struct {
+	config cfgtest.Config
+	kind   string // "ptx" or "sass"
+	kernel *cfgtest.Kernel
+	src    *cfgtest.Loop
+	trip   *cfgtest.Trip
+	pos    string
+	// derived: a bound derived at every launch of the kernel; why: the
+	// reason when not.
+	derived bool
+	why     string
+	// below: a derived bound below the source loop's trip count (a sign of
+	// an unrolled listing loop or of an unsound derivation; reported).
+	below []string
+}
+
+// corpusLoops derives the bounds of every loop of every listing of the
+// kernel corpus, for each kernel and each of its launches, through the
+// loops pass (the path gpuwcet analyze takes).
+func corpusLoops(t *testing.T, c *cfgtest.Corpus) []*corpusLoop {
+	t.Helper()
+	var out []*corpusLoop
+	for _, lst := range c.Listings() {
+		for _, kind := range []string{"ptx", "sass"} {
+			var src []byte
+			var err error
+			if kind == "ptx" {
+				src, err = lst.PTX()
+			} else {
+				src, err = lst.SASS()
+			}
+			if err != nil {
+				if os.IsNotExist(err) {
+					continue
+				}
+				t.Fatal(err)
+			}
+			fset := token.NewFileSet()
+			file, err := load.File(fset, lst.String()+"."+kind, src, load.Auto)
+			if err != nil {
+				// A listing the front end refuses is the front end's
+				// finding (its own tests), not a derivation failure.
+				t.Logf("%s %s skipped: %v", lst, kind, err)
+				continue
+			}
+			var lines *cfgtest.LineTable
+			if kind == "sass" {
+				if lines, err = lst.Lines(); err != nil {
+					t.Fatalf("%s: %v", lst, err)
+				}
+			}
+			sha := SHA256(src)
+			for _, k := range c.KernelsOf(lst.Source) {
+				if file.Func(k.Symbol) == nil {
+					continue // not in this listing (an architecture it needs)
+				}
+				byLoop := map[int]*corpusLoop{}
+				var order []int
+				for li, launch := range k.Launch {
+					l := pass.Launch{Args: launch.PTXArgs(k)}
+					for i := 0; i < 3; i++ {
+						l.Block[i], l.Grid[i] = int(launch.Block[i]), int(launch.Grid[i])
+					}
+					res, err := pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: l,
+						Funcs: regexp.MustCompile("^" + regexp.QuoteMeta(k.Symbol) + "$"), Inputs: map[string]any{ListingSHAInput: sha}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					fn := res.Funcs[0]
+					act := res.Get(Analyzer, fn)
+					u := res.Get(cfg.InlineAnalyzer, fn).Result.(*cfg.Unit)
+					var r *Result
+					if act.Err == nil {
+						r = act.Result.(*Result)
+					}
+					for i, lp := range u.Graph.Loops {
+						var own []*isa.Instr
+						for _, b := range lp.Blocks {
+							if b.Loop == lp {
+								own = append(own, b.Instrs...)
+							}
+						}
+						var ls []int
+						if kind == "ptx" {
+							ls = lst.Source.PTXLines(own)
+						} else {
+							ls = lines.Lines(fn.Name, own)
+							if len(ls) == 0 && u.Inlined != nil {
+								// An inlined SASS callee keeps its own name in the table.
+								for _, cp := range u.Inlined.Copies {
+									if ls = lines.Lines(cp.Callee.Name, own); len(ls) > 0 {
+										break
+									}
+								}
+							}
+						}
+						sl := lst.Source.MatchLoop(ls)
+						if sl == nil {
+							continue
+						}
+						var trip *cfgtest.Trip
+						for _, tr := range sl.Trips {
+							if tr.For(sl, k.Name) {
+								trip = tr
+							}
+						}
+						if trip == nil {
+							continue
+						}
+						cl := byLoop[i]
+						if cl == nil {
+							cl = &corpusLoop{config: lst.Config, kind: kind, kernel: k, src: sl, trip: trip, derived: true,
+								pos: fmt.Sprintf("%s:%d", lst.Source.Name, sl.Line)}
+							byLoop[i] = cl
+							order = append(order, i)
+						}
+						switch {
+						case r == nil:
+							cl.derived, cl.why = false, act.Err.Error()
+						case r.Loops[i].Bound == nil || r.Loops[i].Bound.Source != Derived:
+							cl.derived = false
+							if cl.why == "" {
+								cl.why = r.Loops[i].Why
+							}
+						case trip.Class == cfgtest.LaunchOnly:
+							if tc, err := launch.Max(trip.Expr); err == nil && r.Loops[i].Bound.Max < tc {
+								cl.below = append(cl.below, fmt.Sprintf("launch %d: %d < trip %d", li, r.Loops[i].Bound.Max, tc))
+							}
+						}
+					}
+				}
+				for _, i := range order {
+					out = append(out, byLoop[i])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestKernelCorpusLoops derives the loop bounds of the team's kernel
+// corpus (testdata/kernels: clang -O0..-O3 for sm_52/70/80/90, nvcc -O0
+// and -O3 for sm_62/87, PTX and SASS) and counts, per compiler,
+// optimisation level and listing kind, the listing loops whose source
+// loop's trip count depends only on the launch, and how many of them get a
+// derived bound at every representative launch. -table prints the table of
+// docs/validation.md and the loops not derived.
+func TestKernelCorpusLoops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kernel corpus run skipped in -short mode")
+	}
+	c := cfgtest.Open(t)
+	loops := corpusLoops(t, c)
+	type key struct{ compiler, opt, kind string }
+	type row struct{ total, derived, below int }
+	rows := map[key]*row{}
+	var missed []string
+	for _, l := range loops {
+		if l.trip.Class != cfgtest.LaunchOnly {
+			continue
+		}
+		k := key{l.config.Compiler, l.config.Opt, l.kind}
+		if rows[k] == nil {
+			rows[k] = &row{}
+		}
+		rows[k].total++
+		if l.derived {
+			rows[k].derived++
+		} else {
+			missed = append(missed, fmt.Sprintf("%s %s %s %s: %s", l.config, l.kind, l.kernel.Name, l.pos, l.why))
+		}
+		if len(l.below) > 0 {
+			rows[k].below++
+		}
+	}
+	var keys []key
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.compiler != b.compiler {
+			return a.compiler < b.compiler
+		}
+		if a.opt != b.opt {
+			return a.opt < b.opt
+		}
+		return a.kind < b.kind
+	})
+	var b strings.Builder
+	b.WriteString("| Compiler | Level | Listing | Launch-only loops | Derived | Fraction |\n|---|---|---|---:|---:|---:|\n")
+	for _, k := range keys {
+		r := rows[k]
+		fmt.Fprintf(&b, "| %s | -%s | %s | %d | %d | %.1f %% |\n", k.compiler, k.opt, strings.ToUpper(k.kind), r.total, r.derived, 100*float64(r.derived)/float64(max(r.total, 1)))
+	}
+	if *kernelTable {
+		fmt.Println(b.String())
+		sort.Strings(missed)
+		for _, m := range missed {
+			fmt.Println("not derived:", m)
+		}
+	}
+	t.Logf("\n%s", b.String())
+}
