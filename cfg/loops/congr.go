@@ -59,7 +59,7 @@ type congruence struct {
 	// path fails at this launch.
 	facts      []cform
 	infeasible bool
-	exits map[*values.Value]*values.Value
+	exits      map[*values.Value]*values.Value
 }
 
 // multipleOf reports whether v is a multiple of 2^t on every path.
