@@ -310,6 +310,13 @@ func (cg *congruence) form(v *values.Value, depth int) cform {
 	if ev := cg.exitValue(v); ev != nil {
 		return cg.form(ev, depth+1)
 	}
+	// A value of an earlier loop stepped by a multiple of 2^t keeps its
+	// start's residue, however many iterations ran.
+	if lp := cg.e.a.earlierLoop(v, cg.l); lp != nil && !cg.e.a.busy[lp] {
+		if r, why := cg.e.a.evolve(v, lp, 0); why == "" && r.kind == recAdd && r.ext == 0 && r.w >= cg.t && cg.e.num(r.step).Zero&m == m {
+			return cg.form(r.start, depth+1)
+		}
+	}
 	if v.Kind != values.VOp {
 		return cg.atom(v)
 	}
@@ -402,14 +409,9 @@ func (cg *congruence) exitValue(v *values.Value) *values.Value {
 	return x
 }
 
-// exitValue is the value v has when it is used after the loop L' it
-// varies in, for a use in l (not in L'): when L' leaves only through one
-// exit test, stay while x != L with x = S + k·s, s odd, the exit happens
-// in iteration K = (L - S)·s⁻¹ (mod 2^w), exactly (the first k with x_k =
-// L), and v, a recurrence S_v + k·s_v of L', is S_v + K·s_v there (modulo
-// its width: exact). nil when v varies in no such loop or its exit is not
-// known exactly.
-func (a *analysis) exitValue(v *values.Value, l *cfg.Loop) *values.Value {
+// earlierLoop returns the one loop not containing l that v varies in, or
+// nil (none, or several).
+func (a *analysis) earlierLoop(v *values.Value, l *cfg.Loop) *cfg.Loop {
 	if v.Kind == values.VConst {
 		return nil
 	}
@@ -425,6 +427,21 @@ func (a *analysis) exitValue(v *values.Value, l *cfg.Loop) *values.Value {
 			lp = x
 		}
 	}
+	return lp
+}
+
+// exitValue is the value v has when it is used after the loop L' it
+// varies in, for a use in l (not in L'): when L' leaves only through one
+// exit test, stay while x != L with x = S + k·s, s odd, the exit happens
+// in iteration K = (L - S)·s⁻¹ (mod 2^w), exactly (the first k with x_k =
+// L), and v, a recurrence S_v + k·s_v of L', is S_v + K·s_v there (modulo
+// its width: exact). nil when v varies in no such loop or its exit is not
+// known exactly.
+func (a *analysis) exitValue(v *values.Value, l *cfg.Loop) *values.Value {
+	if v.Kind == values.VConst {
+		return nil
+	}
+	lp := a.earlierLoop(v, l)
 	if lp == nil || a.busy[lp] {
 		return nil
 	}

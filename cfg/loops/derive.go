@@ -1072,7 +1072,7 @@ func (a *analysis) guards(l *cfg.Loop) []guardFact {
 	h := l.Header
 	for b := h.Idom(); b != nil; b = b.Idom() {
 		br := b.Last()
-		if br == nil || br.Kind != isa.KindBranch || br.Guard.Reg == "" || len(b.Succs) != 2 {
+		if br == nil || br.Kind != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" || len(b.Succs) != 2 {
 			continue
 		}
 		gv := a.f.Guard(br)

@@ -63,6 +63,29 @@ func isCarry(c, p, q *values.Value) bool {
 		return false
 	}
 	t := c.Args[0]
+	// The simplified forms (values.carryCompare): p + q carries when
+	// ~q <u p; p + k when 2^32 - k <=u p.
+	if t.Kind == values.VOp && t.Code == values.ULt {
+		for _, o := range [2][2]*values.Value{{p, q}, {q, p}} {
+			n := t.Args[0]
+			if t.Args[1] == o[0] && n.Kind == values.VOp && n.Code == values.Not && n.Args[0] == o[1] {
+				return true
+			}
+			if t.Args[1] == o[0] && o[1].Kind == values.VConst && n.Kind == values.VConst && n.Imm == ^o[1].Imm&0xffffffff {
+				return true
+			}
+		}
+		return false
+	}
+	if t.Kind == values.VOp && t.Code == values.ULe {
+		k, ok := t.Args[0].IsConst()
+		for _, o := range [2][2]*values.Value{{p, q}, {q, p}} {
+			if c, okc := o[1].IsConst(); ok && okc && t.Args[1] == o[0] && c != 0 && k == 1<<32-c {
+				return true
+			}
+		}
+		return false
+	}
 	if t.Kind != values.VOp || t.Code != values.Trunc || t.W != 1 {
 		return false
 	}
@@ -90,13 +113,17 @@ func isCarry(c, p, q *values.Value) bool {
 
 // splitCarry reads pair(lo, hi) as pair(p, hi') + ZExt64(q) when lo = p +
 // q and hi = hi' + carry(p + q).
-func (a *analysis) splitCarry(lo, hi *values.Value) (p, q, rest *values.Value, ok bool) {
+// want, when set, chooses between the two readings (p, q) and (q, p).
+func (a *analysis) splitCarry(lo, hi *values.Value, want func(p, q *values.Value) bool) (p, q, rest *values.Value, ok bool) {
 	if lo.Kind != values.VOp || lo.Code != values.Add || lo.W != 32 {
 		return nil, nil, nil, false
 	}
 	hs := addends(hi)
 	for i := 0; i < 2; i++ {
 		p, q := lo.Args[i], lo.Args[1-i]
+		if want != nil && !want(p, q) {
+			continue
+		}
 		for k, t := range hs {
 			if isCarry(t, p, q) {
 				others := append(append([]*values.Value(nil), hs[:k]...), hs[k+1:]...)
@@ -112,7 +139,7 @@ func (a *analysis) splitCarry(lo, hi *values.Value) (p, q, rest *values.Value, o
 func (a *analysis) evolvePair(lo, hi *values.Value, l *cfg.Loop, depth int) (rec, string) {
 	f := a.f
 	// pair(p + q, hi' + carry) = pair(p, hi') + q.
-	if p, q, rest, ok := a.splitCarry(lo, hi); ok && a.invariant(q, l) {
+	if p, q, rest, ok := a.splitCarry(lo, hi, func(_, q *values.Value) bool { return a.invariant(q, l) }); ok {
 		r, why := a.evolvePair(p, rest, l, depth+1)
 		if why != "" || r.kind != recAdd {
 			return rec{}, why + "a 64-bit sum that is not a linear recurrence"
@@ -172,7 +199,7 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 			continue
 		}
 		// x = lo + q, y = hi + carry(lo + q) + r: step q + r << 32.
-		pp, q, rest, ok := a.splitCarry(x, y)
+		pp, q, rest, ok := a.splitCarry(x, y, func(p, _ *values.Value) bool { return p == lo })
 		if !ok || pp != lo || !a.invariant(q, l) {
 			return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not stepped by an invariant amount", a.name(lo), a.name(hi))
 		}

@@ -306,7 +306,21 @@ func randomUnrolledKernel(r *rand.Rand) string {
 		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", r.Intn(9)-2)
 	}
 	u := []int{2, 4, 8}[r.Intn(3)]
-	switch r.Intn(3) {
+	switch r.Intn(4) {
+	case 3:
+		// A loop stepping by 4u, then one stepping by u until 0: exact
+		// only when the start is a multiple of u (masked, or not).
+		if r.Intn(3) != 0 {
+			fmt.Fprintf(&b, "\tand.b32 %%r30, %%r10, %d;\n", -u)
+		} else {
+			b.WriteString("\tmov.u32 %r30, %r10;\n")
+		}
+		big := 4 * u
+		if r.Intn(4) == 0 {
+			big++ // not a multiple: the start's residue is lost
+		}
+		fmt.Fprintf(&b, "\tsetp.le.s32 %%p9, %%r30, %d;\n\t@%%p9 bra $L_small;\n$L_big:\n\tadd.s32 %%r30, %%r30, %d;\n\tsetp.gt.s32 %%p10, %%r30, %d;\n\t@%%p10 bra $L_big;\n", 3*u, -big, 3*u)
+		fmt.Fprintf(&b, "$L_small:\n\tsetp.lt.s32 %%p11, %%r30, 1;\n\t@%%p11 bra $L_exit;\n$L_rem:\n\tadd.s32 %%r30, %%r30, %d;\n\tsetp.ne.s32 %%p12, %%r30, 0;\n\t@%%p12 bra $L_rem;\n", -u)
 	case 0:
 		// Runtime unrolling.
 		if r.Intn(3) != 0 {

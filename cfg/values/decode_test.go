@@ -277,6 +277,22 @@ func TestDecodeSASS(t *testing.T) {
 		{"HFMA2.MMA R2, -RZ, RZ, 0, 0", nil, "R2=0x0"},
 		{"HFMA2.MMA R2, -RZ, RZ, 1.875, 0", nil, "R2=0x3f800000"},
 		{"R2P PR, R1, 0x3", map[string]uint64{"R1": 2}, "P0=0x0 P1=0x1"},
+		{"PSETP.AND.AND P0, PT, !P1, PT, PT", map[string]uint64{"P1": 1}, "P0=0x0"},
+		{"PSETP.AND.OR P0, P2, P1, P3, P4", map[string]uint64{"P1": 1, "P3": 0, "P4": 0}, "P0=0x0 P2=0x1"},
+		{"I2I.U32.U32 R0, R1", map[string]uint64{"R1": 5}, "R0=0x5"},
+		{"I2I.S32.S16 R0, R1", map[string]uint64{"R1": 0xffff}, "R0=0xffffffff"},
+		{"I2I.S32.S8 R0, R1", map[string]uint64{"R1": 0x180}, "R0=0xffffff80"},
+		{"CS2R R2, SRZ", nil, "R2=0x0 R3=0x0"},
+		{"S2UR UR4, SR_CTAID.X", map[string]uint64{"ctaid.x": 3}, "UR4=0x3"},
+		// Maxwell: the low words' borrow in CC, the high words compared
+		// with it (R1:x >= R2:y).
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 5, "R2": 5}, "CC=0x1"},
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 4, "R2": 5}, "CC=0x0"},
+		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1}, "P0=0x1"},
+		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 0}, "P0=0x0"},
+		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 2, "R2": 1, "CC": 0}, "P0=0x1"},
+		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
+		{"ISETP.LT.U32.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
 		{"FADD R0, R1, R2", nil, "R0?=0x0"},
 		{"LDG.E R0, [R2.64]", nil, "R0?=0x0"},
 	} {

@@ -98,6 +98,11 @@ func readSop(o isa.Operand) sop {
 		}
 		break
 	}
+	if strings.EqualFold(t, "SRZ") {
+		// The zero special register (CS2R Rd, SRZ).
+		s.kind, s.imm = sImm, 0
+		return s
+	}
 	switch o.Kind {
 	case isa.OpImm:
 		if v, ok := parseInt(t); ok {
@@ -178,6 +183,13 @@ type sassDec struct {
 // common Maxwell/Pascal ones). Instructions it does not model write
 // opaque values to every register they define.
 func DecodeSASS(in *isa.Instr) *Sem {
+	if n := len(in.Srcs); n > 0 && in.Srcs[n-1].Kind == isa.OpSpecial && in.Srcs[n-1].Text == "CC" {
+		// Kepler–Pascal .X: the parser lists the condition code it reads
+		// as a last source; the decoders read CC themselves.
+		c := *in
+		c.Srcs = in.Srcs[:n-1]
+		in = &c
+	}
 	d := &sassDec{builder: builder{s: &Sem{}}, in: in, mods: map[string]bool{}}
 	for _, m := range in.Mods {
 		d.mods[m] = true
@@ -390,7 +402,7 @@ func (d *sassDec) decode() {
 			return
 		}
 		d.write(0, d.val(ss[0], 32))
-	case "S2R", "CS2R":
+	case "S2R", "CS2R", "S2UR":
 		if len(ss) != 1 {
 			d.opaque(in.Op())
 			return
@@ -447,6 +459,10 @@ func (d *sassDec) decode() {
 		d.shfSASS()
 	case "ISETP":
 		d.isetp()
+	case "PSETP":
+		d.psetp()
+	case "I2I":
+		d.i2i()
 	case "PLOP3":
 		d.plop3()
 	case "SEL", "FSEL":
@@ -912,7 +928,7 @@ func (d *sassDec) isetp() {
 		return
 	}
 	cmpOp := in.Mods[0]
-	signed, ex := true, false
+	signed, ex, xcc := true, false, false
 	boolOp := ""
 	for _, m := range in.Mods[1:] {
 		switch m {
@@ -920,6 +936,8 @@ func (d *sassDec) isetp() {
 			signed = false
 		case "EX":
 			ex = true
+		case "X":
+			xcc = true
 		case "AND", "OR", "XOR":
 			boolOp = m
 		default:
@@ -938,7 +956,27 @@ func (d *sassDec) isetp() {
 	a, b := d.val(ss[0], 32), d.val(ss[1], 32)
 	c := d.val(ss[2], 1)
 	var r, nr int32
-	if ex {
+	if xcc {
+		// Maxwell/Pascal ISETP.X: the high words of a 64-bit comparison,
+		// the low words' borrow in CC (set by IADD RZ.CC, lo_a, -lo_b):
+		// a - b - !CC >= 0 is a > b or a == b and CC. The zero flag the
+		// other comparisons need is not modelled.
+		if ex {
+			d.opaque(in.Op())
+			return
+		}
+		cc := d.input(In{Kind: InReg, Name: "CC", W: 1})
+		ge := d.node(Or, 1, d.cmp("gt", signed, a, b), d.node(And, 1, d.node(Eq, 1, a, b), cc))
+		switch strings.ToLower(cmpOp) {
+		case "ge":
+			r = ge
+		case "lt":
+			r = d.node(Not, 1, ge)
+		default:
+			d.opaque(in.Op() + " (the zero flag of the low words is not modelled)")
+			return
+		}
+	} else if ex {
 		e := d.val(ss[3], 1)
 		eq := d.node(Eq, 1, a, b)
 		var strict string
@@ -971,6 +1009,62 @@ func (d *sassDec) isetp() {
 	r, nr = d.node(code, 1, r, c), d.node(code, 1, nr, c)
 	d.write(0, r)
 	d.write(1, nr)
+}
+
+// psetp: Maxwell/Pascal PSETP.op1.op2 P, Q, a, b, c: P = (a op1 b) op2
+// c, Q = !(a op1 b) op2 c.
+func (d *sassDec) psetp() {
+	in, ss := d.in, d.in.Srcs
+	if len(in.Mods) != 2 || len(ss) != 3 || len(in.Dsts) != 2 {
+		d.opaque(in.Op())
+		return
+	}
+	codes := map[string]Code{"AND": And, "OR": Or, "XOR": Xor}
+	op1, ok1 := codes[in.Mods[0]]
+	op2, ok2 := codes[in.Mods[1]]
+	if !ok1 || !ok2 {
+		d.opaque(in.Op())
+		return
+	}
+	a, b, c := d.val(ss[0], 1), d.val(ss[1], 1), d.val(ss[2], 1)
+	x := d.node(op1, 1, a, b)
+	d.write(0, d.node(op2, 1, x, c))
+	d.write(1, d.node(op2, 1, d.node(Not, 1, x), c))
+}
+
+// i2i: I2I.dst.src d, a: an integer conversion between 32-bit types is
+// the identity; to a narrower type, a truncation extended back (with
+// .SAT, not modelled).
+func (d *sassDec) i2i() {
+	in, ss := d.in, d.in.Srcs
+	if len(in.Mods) != 2 || len(ss) != 1 || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	width := map[string]int{"U32": 32, "S32": 32, "U16": 16, "S16": 16, "U8": 8, "S8": 8}
+	dw, ok1 := width[in.Mods[0]]
+	sw, ok2 := width[in.Mods[1]]
+	if !ok1 || !ok2 {
+		d.opaque(in.Op())
+		return
+	}
+	x := d.val(ss[0], 32)
+	if sw < 32 {
+		x = d.resize(d.node(Trunc, sw, x), 32, in.Mods[1][0] == 'S')
+	}
+	if dw < 32 {
+		if dw < sw || dw == sw && in.Mods[0][0] != in.Mods[1][0] {
+			// A narrowing or sign-changing conversion saturates.
+			d.opaque(in.Op() + " (a saturating conversion)")
+			return
+		}
+		x = d.resize(d.node(Trunc, dw, x), 32, in.Mods[0][0] == 'S')
+	}
+	if dw == 32 && sw == 32 && in.Mods[0] != in.Mods[1] {
+		d.opaque(in.Op() + " (a saturating conversion)")
+		return
+	}
+	d.write(0, x)
 }
 
 // plop3: PLOP3.LUT P, Q, a, b, c, lut, lut2.

@@ -229,6 +229,11 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 				return v
 			}
 		}
+		if yc && x.Kind == VOp {
+			if v := f.shiftChain(in, code, w, x, cy); v != nil {
+				return v
+			}
+		}
 	case Eq, ULe, SLe:
 		if x == y {
 			return f.constant(1, 1)
@@ -301,6 +306,22 @@ func (f *Func) trunc(in *isa.Instr, x *Value, w int) *Value {
 		return nil
 	}
 	a := x.Args
+	// The high word of a funnel shift right of a pair: SHF.R.S32.HI
+	// d, lo, k, hi is hi >> k (k < 32).
+	if x.Code == LShr && x.W == 2*w {
+		if c, ok := a[1].IsConst(); ok && c == uint64(w) && a[0].Kind == VOp && a[0].Code == AShr {
+			if k, ok := a[0].Args[1].IsConst(); ok && k < uint64(w) {
+				if hi := pairHigh(a[0].Args[0], w); hi != nil {
+					return f.mk(in, AShr, w, hi, f.constant(32, k))
+				}
+			}
+		}
+	}
+	if w == 1 {
+		if v := f.carryCompare(in, x); v != nil {
+			return v
+		}
+	}
 	switch x.Code {
 	case Trunc:
 		return f.mk(in, Trunc, w, a[0])
@@ -325,6 +346,133 @@ func (f *Func) trunc(in *isa.Instr, x *Value, w int) *Value {
 		}
 	case Select:
 		return f.mk(in, Select, w, a[0], f.mk(in, Trunc, w, a[1]), f.mk(in, Trunc, w, a[2]))
+	}
+	return nil
+}
+
+// shiftChain simplifies a shift by the constant c of the shift or
+// extension x: two shifts the same way add up; (zext(y) << a) >>u b loses
+// no bit of y when y.W + a <= w, so it is zext(y) shifted by b - a;
+// zext(y) >>u c is zext(y >>u c); (lo | hi) >>u c drops lo when lo is
+// below 2^c.
+func (f *Func) shiftChain(in *isa.Instr, code Code, w int, x *Value, c uint64) *Value {
+	a := x.Args
+	if x.Code == code && len(a) == 2 {
+		if k, ok := a[1].IsConst(); ok {
+			t := k + c
+			if t >= uint64(w) {
+				if code == AShr {
+					t = uint64(w - 1)
+				} else {
+					return f.constant(w, 0)
+				}
+			}
+			return f.mk(in, code, w, a[0], f.constant(32, t))
+		}
+	}
+	if code != LShr {
+		return nil
+	}
+	switch x.Code {
+	case Shl:
+		k, ok := a[1].IsConst()
+		if !ok || a[0].Kind != VOp || a[0].Code != ZExt || uint64(a[0].Args[0].W)+k > uint64(w) {
+			return nil
+		}
+		if c >= k {
+			return f.mk(in, LShr, w, a[0], f.constant(32, c-k))
+		}
+		return f.mk(in, Shl, w, a[0], f.constant(32, k-c))
+	case ZExt:
+		if c >= uint64(a[0].W) {
+			return f.constant(w, 0)
+		}
+		return f.mk(in, ZExt, w, f.mk(in, LShr, a[0].W, a[0], f.constant(32, c)))
+	case Or:
+		for i := 0; i < 2; i++ {
+			if fitsLow(a[i], int(c)) {
+				return f.mk(in, LShr, w, a[1-i], f.constant(32, c))
+			}
+		}
+	}
+	return nil
+}
+
+// carryCompare reads the carry out of a 32-bit sum, bit 32 of a 33- or
+// 34-bit sum of zero-extended words and a constant (the carry SASS keeps
+// in a predicate or CC), as the comparison it is: x + c carries when x >=u
+// 2^32 - c; x + ~y + 1 (x - y) when x >=u y; x + y when x >u ~y; x + y + 1
+// when x >=u ~y.
+func (f *Func) carryCompare(in *isa.Instr, x *Value) *Value {
+	if x.Code != LShr || x.W < 33 || x.W > 34 {
+		return nil
+	}
+	if k, ok := x.Args[1].IsConst(); !ok || k != 32 {
+		return nil
+	}
+	var terms []*Value
+	var c uint64
+	var walk func(v *Value) bool
+	walk = func(v *Value) bool {
+		if k, ok := v.IsConst(); ok {
+			c += k
+			return true
+		}
+		if v.Kind == VOp && v.Code == Add && v.W == x.W {
+			return walk(v.Args[0]) && walk(v.Args[1])
+		}
+		if v.Kind == VOp && v.Code == ZExt && v.Args[0].W == 32 && len(terms) < 2 {
+			terms = append(terms, v.Args[0])
+			return true
+		}
+		return false
+	}
+	if !walk(x.Args[0]) {
+		return nil
+	}
+	switch {
+	case len(terms) == 1 && c == 0:
+		return f.constant(1, 0)
+	case len(terms) == 1 && c < 1<<32:
+		return f.mk(in, ULe, 1, f.constant(32, 1<<32-c), terms[0])
+	case len(terms) == 2 && c == 0:
+		return f.mk(in, ULt, 1, f.mk(in, Not, 32, terms[1]), terms[0])
+	case len(terms) == 2 && c == 1:
+		for i := 0; i < 2; i++ {
+			if t := terms[1-i]; t.Kind == VOp && t.Code == Not {
+				return f.mk(in, ULe, 1, t.Args[0], terms[i])
+			}
+		}
+		return f.mk(in, ULe, 1, f.mk(in, Not, 32, terms[1]), terms[0])
+	}
+	return nil
+}
+
+// pairHigh returns hi when x is lo | zext(hi) << k (lo below 2^k, hi of
+// k bits) or zext(hi) << k, k the width of hi.
+func pairHigh(x *Value, k int) *Value {
+	if x.Kind != VOp {
+		return nil
+	}
+	if x.Code == Or {
+		for i := 0; i < 2; i++ {
+			if fitsLow(x.Args[i], k) {
+				if h := pairHigh(x.Args[1-i], k); h != nil {
+					return h
+				}
+			}
+		}
+		return nil
+	}
+	if x.Code != Shl || x.W != 2*k {
+		return nil
+	}
+	if c, ok := x.Args[1].IsConst(); !ok || c != uint64(k) {
+		return nil
+	}
+	z := x.Args[0]
+	if z.Kind == VOp && z.Code == ZExt && z.Args[0].W == k {
+		return z.Args[0]
 	}
 	return nil
 }
