@@ -138,8 +138,12 @@ type candidate struct {
 	lim  *values.Value
 	desc string
 	// or, when set, is a disjunction: the loop stays while any of these
-	// stays (monotone ordered comparisons): the bound is their largest.
-	or []*candidate
+	// stays (monotone ordered comparisons): the bound is their largest,
+	// provided no induction value wraps around within it (a value that
+	// left its comparison must not come back). With entries set, they are
+	// the candidates of the loop's ways in instead: the largest, as is.
+	or      []*candidate
+	entries bool
 }
 
 // guardFact is a test every entry into the loop passes: cond == want.
@@ -305,7 +309,7 @@ func (a *analysis) perEntry(l *cfg.Loop, c *values.Value, br *isa.Instr, why str
 		return nil, why
 	}
 	defer func() { a.entryLoop, a.entry = nil, nil }()
-	out := &candidate{at: br}
+	out := &candidate{at: br, entries: true}
 	var descs []string
 	for _, p := range entries {
 		a.entryLoop, a.entry = l, p
@@ -761,6 +765,9 @@ func (a *analysis) pretty(v *values.Value) string { return values.Pretty(v) }
 
 // opaqueWhy names the instruction whose semantics is not modelled.
 func (a *analysis) opaqueWhy(v *values.Value) string {
+	if v.Kind == values.VPhi {
+		return fmt.Sprintf("%s, merged from different paths", a.name(v))
+	}
 	if v.Kind == values.VUndef {
 		return fmt.Sprintf("%s, which may be read before it is written", v.Name)
 	}
@@ -787,6 +794,11 @@ func (a *analysis) candidateOf(l *cfg.Loop, c *values.Value, br *isa.Instr) (*ca
 	if c.Kind == values.VOp && c.Code == values.Not {
 		if code, x, y, ok := a.pair64Compare(c.Args[0]); ok {
 			return a.candidateOf(l, a.f.Op(values.Not, 1, a.f.Op(code, 1, x, y)), br)
+		}
+	}
+	if c.Kind == values.VPhi && c.W == 1 {
+		if s := a.phiAsSelect(c); s != nil {
+			return a.candidateOf(l, s, br)
 		}
 	}
 	if c.Kind != values.VOp {
@@ -880,6 +892,73 @@ func (a *analysis) candidateOf(l *cfg.Loop, c *values.Value, br *isa.Instr) (*ca
 		return nil, fmt.Sprintf("an extended induction value is compared with %s", cmpText[cmp])
 	}
 	return cd, ""
+}
+
+// phiAsSelect reads a phi of two operands as the select of the branch
+// that chose between them (an && or || compiled with branches): its block
+// M is entered from H directly, H ending in a conditional branch, or
+// from a region R entered only from H's other side S and leaving only to
+// M. Reaching M through R means H's last branch went to S. nil when the
+// phi is no such choice.
+func (a *analysis) phiAsSelect(v *values.Value) *values.Value {
+	if len(v.Args) != 2 || v.Preds[0] == nil || v.Preds[1] == nil {
+		return nil
+	}
+	g := a.g
+	m := v.Block
+	for i := 0; i < 2; i++ {
+		h, p2 := v.Preds[i], v.Preds[1-i]
+		br := h.Last()
+		if br == nil || br.Guard.Reg == "" || len(h.Succs) != 2 || h.Succs[0].To == h.Succs[1].To {
+			continue
+		}
+		var s *cfg.Block
+		mSide := -1
+		for k, e := range h.Succs {
+			if e.To == m {
+				mSide = k
+			} else {
+				s = e.To
+			}
+		}
+		if mSide < 0 || s == nil || s == g.Exit || !g.Dominates(s, p2) {
+			continue
+		}
+		preds := 0
+		for _, e := range s.Preds {
+			if e.From.Reachable {
+				preds++
+			}
+		}
+		if preds != 1 {
+			continue
+		}
+		closed := true
+		for _, b := range g.Blocks {
+			if !b.Reachable || !g.Dominates(s, b) {
+				continue
+			}
+			for _, e := range b.Succs {
+				if e.To != m && (e.To == g.Exit || !g.Dominates(s, e.To)) {
+					closed = false
+				}
+			}
+		}
+		if !closed {
+			continue
+		}
+		gv := a.f.Guard(br)
+		if gv == nil {
+			continue
+		}
+		// Succs[0] is taken when the guard holds.
+		cond := gv
+		if (mSide == 0) == br.Guard.Neg {
+			cond = a.f.Op(values.Not, 1, gv)
+		}
+		return a.f.Op(values.Select, 1, cond, v.Args[i], v.Args[1-i])
+	}
+	return nil
 }
 
 // notComparison explains a condition that is no comparison: the value
@@ -1374,6 +1453,13 @@ func (e *evaluator) eval(c *candidate) (int64, error) {
 			}
 			best = max(best, v)
 		}
+		if !c.entries {
+			for _, x := range c.or {
+				if err := e.staysOut(x, best); err != nil {
+					return 0, err
+				}
+			}
+		}
 		return best, nil
 	}
 	if c.cmp == "never" {
@@ -1402,6 +1488,47 @@ func (e *evaluator) eval(c *candidate) (int64, error) {
 		return 2, nil
 	}
 	return e.ordered(c)
+}
+
+// staysOut checks that the induction value of x, a part of a disjunction,
+// does not wrap around in the first n header executions: a value that left
+// its comparison (while another part keeps the loop going) then never
+// satisfies it again. A value doubling each iteration (it reaches 0) and
+// one shifted right from a negative start are refused.
+func (e *evaluator) staysOut(x *candidate, n int64) error {
+	r := x.iv
+	switch r.kind {
+	case recShr:
+		return nil // from a non-negative start (geometricDown): down to 0
+	case recShl:
+		return errors.New("a doubling value in a disjunction may wrap around to 0 and satisfy its comparison again")
+	}
+	ivd := x.d
+	if r.ext != 0 {
+		ivd = dom{w: r.w, signed: r.ext == values.SExt}
+	}
+	read := func(v *values.Value) (int64, int64) {
+		nv := e.num(v)
+		if ivd.signed {
+			nv = values.NumApply(values.SExt, 64, []values.Num{nv}, []int{nv.W})
+			return nv.SLo, nv.SHi
+		}
+		if nv.Hi > math.MaxInt64 {
+			return 0, math.MaxInt64
+		}
+		return int64(nv.Lo), int64(nv.Hi)
+	}
+	slo, shi := read(r.start)
+	st := values.NumApply(values.SExt, 64, []values.Num{e.num(r.step)}, []int{r.w})
+	span := n - 1
+	hiSpan, ok1 := mulOK(span, max(st.SHi, 0))
+	loSpan, ok2 := mulOK(span, min(st.SLo, 0))
+	top, ok3 := addOK(shi, hiSpan)
+	bot, ok4 := addOK(slo, loSpan)
+	if !ok1 || !ok2 || !ok3 || !ok4 || top > ivd.max() || bot < ivd.min() {
+		return fmt.Errorf("in a disjunction, %s may wrap around %s within the %d iterations another condition allows", e.a.pretty(r.start), ivd, n)
+	}
+	return nil
 }
 
 // unfollowed returns an error when one of vs is every value of its type

@@ -306,7 +306,22 @@ func randomUnrolledKernel(r *rand.Rand) string {
 		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", r.Intn(9)-2)
 	}
 	u := []int{2, 4, 8}[r.Intn(3)]
-	switch r.Intn(4) {
+	switch r.Intn(5) {
+	case 4:
+		// An exit test of two conditions joined by && or || with
+		// branches (-O0): k < c && k + s < n, or k >= c || k + s >= n.
+		c := r.Intn(12) - 2
+		b.WriteString("\tmov.u32 %r40, 0;\n$L_head:\n")
+		switch r.Intn(3) {
+		case 2:
+			// Stay while either holds: k < c || k + s < n.
+			fmt.Fprintf(&b, "\tmov.pred %%p20, 1;\n\tsetp.lt.s32 %%p21, %%r40, %d;\n\t@%%p21 bra $L_merge;\n\tadd.s32 %%r41, %%r40, %%r11;\n\tsetp.lt.s32 %%p20, %%r41, %%r10;\n$L_merge:\n\t@!%%p20 bra $L_exit;\n", c)
+		case 0:
+			fmt.Fprintf(&b, "\tmov.pred %%p20, 0;\n\tsetp.lt.s32 %%p21, %%r40, %d;\n\t@!%%p21 bra $L_merge;\n\tadd.s32 %%r41, %%r40, %%r11;\n\tsetp.lt.s32 %%p20, %%r41, %%r10;\n$L_merge:\n\t@!%%p20 bra $L_exit;\n", c)
+		default:
+			fmt.Fprintf(&b, "\tmov.pred %%p20, 1;\n\tsetp.ge.s32 %%p21, %%r40, %d;\n\t@%%p21 bra $L_merge;\n\tadd.s32 %%r41, %%r40, %%r11;\n\tsetp.ge.s32 %%p20, %%r41, %%r10;\n$L_merge:\n\t@%%p20 bra $L_exit;\n", c)
+		}
+		b.WriteString("\tadd.s32 %r40, %r40, 1;\n\tbra.uni $L_head;\n")
 	case 3:
 		// A loop stepping by 4u, then one stepping by u until 0: exact
 		// only when the start is a multiple of u (masked, or not).

@@ -275,6 +275,18 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 			if yc && zc && cy == 0 && cz == 1 {
 				return f.mk(in, Not, 1, x)
 			}
+			// A predicate chosen by a predicate is a conjunction or a
+			// disjunction (&& and || compiled with branches).
+			switch {
+			case yc && cy == 0:
+				return f.mk(in, And, 1, f.mk(in, Not, 1, x), z)
+			case yc && cy == 1:
+				return f.mk(in, Or, 1, x, z)
+			case zc && cz == 0:
+				return f.mk(in, And, 1, x, y)
+			case zc && cz == 1:
+				return f.mk(in, Or, 1, f.mk(in, Not, 1, x), y)
+			}
 		}
 	case Trunc:
 		return f.trunc(in, x, w)
