@@ -218,7 +218,7 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 			continue
 		}
 		br := b.Last()
-		if br == nil || br.Kind != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" {
+		if br == nil || cfg.FlowKind(br) != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" {
 			continue
 		}
 		// Which side stays in the loop?
@@ -235,7 +235,7 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 				stayFall = true
 			}
 		}
-		if !leaves || stayTaken == stayFall || br.Kind != isa.KindBranch && !stayFall {
+		if !leaves || stayTaken == stayFall || cfg.FlowKind(br) != isa.KindBranch && !stayFall {
 			continue
 		}
 		if !a.everyIteration(l, b) {
@@ -1151,7 +1151,7 @@ func (a *analysis) guards(l *cfg.Loop) []guardFact {
 	h := l.Header
 	for b := h.Idom(); b != nil; b = b.Idom() {
 		br := b.Last()
-		if br == nil || br.Kind != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" || len(b.Succs) != 2 {
+		if br == nil || cfg.FlowKind(br) != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" || len(b.Succs) != 2 {
 			continue
 		}
 		gv := a.f.Guard(br)

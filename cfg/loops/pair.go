@@ -56,61 +56,6 @@ func (a *analysis) sum32(vs []*values.Value) *values.Value {
 	return s
 }
 
-// isCarry reports whether c is ZExt32 of the carry out of p + q (the bit
-// 32 of their zero-extended sum).
-func isCarry(c, p, q *values.Value) bool {
-	if c.Kind != values.VOp || c.Code != values.ZExt || c.W != 32 {
-		return false
-	}
-	t := c.Args[0]
-	// The simplified forms (values.carryCompare): p + q carries when
-	// ~q <u p; p + k when 2^32 - k <=u p.
-	if t.Kind == values.VOp && t.Code == values.ULt {
-		for _, o := range [2][2]*values.Value{{p, q}, {q, p}} {
-			n := t.Args[0]
-			if t.Args[1] == o[0] && n.Kind == values.VOp && n.Code == values.Not && n.Args[0] == o[1] {
-				return true
-			}
-			if t.Args[1] == o[0] && o[1].Kind == values.VConst && n.Kind == values.VConst && n.Imm == ^o[1].Imm&0xffffffff {
-				return true
-			}
-		}
-		return false
-	}
-	if t.Kind == values.VOp && t.Code == values.ULe {
-		k, ok := t.Args[0].IsConst()
-		for _, o := range [2][2]*values.Value{{p, q}, {q, p}} {
-			if c, okc := o[1].IsConst(); ok && okc && t.Args[1] == o[0] && c != 0 && k == 1<<32-c {
-				return true
-			}
-		}
-		return false
-	}
-	if t.Kind != values.VOp || t.Code != values.Trunc || t.W != 1 {
-		return false
-	}
-	sh := t.Args[0]
-	if sh.Kind != values.VOp || sh.Code != values.LShr {
-		return false
-	}
-	if k, ok := sh.Args[1].IsConst(); !ok || k != 32 {
-		return false
-	}
-	s := sh.Args[0]
-	if s.Kind != values.VOp || s.Code != values.Add || s.W < 33 {
-		return false
-	}
-	ext := func(x, y *values.Value) bool {
-		if x.Kind == values.VOp && x.Code == values.ZExt && x.Args[0] == y {
-			return true
-		}
-		xc, ok1 := x.IsConst()
-		yc, ok2 := y.IsConst()
-		return ok1 && ok2 && xc == yc
-	}
-	return ext(s.Args[0], p) && ext(s.Args[1], q) || ext(s.Args[0], q) && ext(s.Args[1], p)
-}
-
 // splitCarry reads pair(lo, hi) as pair(p, hi') + ZExt64(q) when lo = p +
 // q and hi = hi' + carry(p + q).
 // want, when set, chooses between the two readings (p, q) and (q, p).
@@ -125,7 +70,7 @@ func (a *analysis) splitCarry(lo, hi *values.Value, want func(p, q *values.Value
 			continue
 		}
 		for k, t := range hs {
-			if isCarry(t, p, q) {
+			if values.IsCarry(t, p, q) {
 				others := append(append([]*values.Value(nil), hs[:k]...), hs[k+1:]...)
 				return p, q, a.sum32(others), true
 			}

@@ -11,7 +11,8 @@ import (
 
 // Frame slots (docs/model.md, Values: the local frame). Unoptimised code
 // keeps every variable in the function's local frame (PTX __local_depot,
-// SASS the stack at c[0x0][0x28]) and reloads it from there. A load or
+// SASS the stack at c[0x0][0x28], through LDL/STL or, at -O0, through
+// generic addresses local_window + frame address) and reloads it from there. A load or
 // store at the frame's address plus a constant is a variable of the SSA
 // form (a cell), provided the frame's address does not escape: it is only
 // ever used as the base of loads and stores, or offset (add, sub, cvta,
@@ -92,6 +93,12 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 				if fr[0].kind != notFrame {
 					other = v.Args[1]
 				}
+				if other.Kind == VSpecial && other.Name == "local_window" {
+					// The generic address of a local address (SASS's
+					// cvta.local): the same frame location.
+					c = x
+					break
+				}
 				if k, ok := other.SignedConst(); ok && x.kind == frameConst {
 					c = frameClass{kind: frameConst, frame: x.frame, off: x.off + k}
 				} else {
@@ -152,8 +159,14 @@ func (f *Func) frameCells() {
 			if x.Kind != InReg || bases[int32(k)] || !isFrame(ii.ins[k]) {
 				continue
 			}
+			// A carry out of address arithmetic (a predicate: the low
+			// words' carry into the high word of a 64-bit address) is not
+			// an address.
 			addrOnly := len(s.Outs) > 0 && in.Kind == isa.KindOther
 			for i, o := range s.Outs {
+				if o.Kind == OutReg && o.W == 1 {
+					continue
+				}
 				if o.Kind != OutReg || ii.outs[i] == nil || !isFrame(ii.outs[i]) {
 					addrOnly = false
 				}

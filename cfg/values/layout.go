@@ -13,7 +13,7 @@ import (
 // offsets depend on the architecture:
 //
 //	sm_50 … sm_62: ntid.{x,y,z} 0x8 0xc 0x10, nctaid 0x14 0x18 0x1c, stack pointer 0x20, parameters from 0x140;
-//	sm_70 … sm_89: ntid 0x0 0x4 0x8, nctaid 0xc 0x10 0x14, stack pointer 0x28, parameters from 0x160;
+//	sm_70 … sm_89: ntid 0x0 0x4 0x8, nctaid 0xc 0x10 0x14, local window 0x20 (64 bits), stack pointer 0x28, parameters from 0x160;
 //	sm_90 and later: as sm_70, parameters from 0x210.
 //
 // The parameters' names and sizes come from the function's parameter list
@@ -27,7 +27,11 @@ type Layout struct {
 	Ntid      [3]int64
 	Nctaid    [3]int64
 	ParamBase int64
-	Params    []ParamSlot
+	// LocalWindow is the 64-bit generic address of the local window
+	// (sm_70 and later: 0x20; 0 when not known): the generic address of
+	// a local address a is LocalWindow + a.
+	LocalWindow int64
+	Params      []ParamSlot
 	// ParamsKnown: Params gives the kernel's parameters.
 	ParamsKnown bool
 	// Why the parameters are not known, when they are not.
@@ -53,8 +57,10 @@ func LayoutFor(arch string, fn *isa.Func) *Layout {
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x20, [3]int64{0x8, 0xc, 0x10}, [3]int64{0x14, 0x18, 0x1c}, 0x140
 	case n < 90:
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x28, [3]int64{0x0, 0x4, 0x8}, [3]int64{0xc, 0x10, 0x14}, 0x160
+		l.LocalWindow = 0x20
 	default:
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x28, [3]int64{0x0, 0x4, 0x8}, [3]int64{0xc, 0x10, 0x14}, 0x210
+		l.LocalWindow = 0x20
 	}
 	params := fn.Params
 	if len(params) == 0 {
@@ -103,6 +109,17 @@ func (f *Func) constBankValue(in *isa.Instr, x In) *Value {
 	}
 	if x.Off == l.StackPtr && w == 32 {
 		return f.leaf(&Value{Kind: VFrame, Name: "stack", W: 32})
+	}
+	if l.LocalWindow > 0 {
+		win := f.leaf(&Value{Kind: VSpecial, Name: "local_window", W: 64})
+		switch {
+		case x.Off == l.LocalWindow && w == 64:
+			return win
+		case x.Off == l.LocalWindow && w == 32:
+			return f.mk(in, Trunc, 32, win)
+		case x.Off == l.LocalWindow+4 && w == 32:
+			return f.mk(in, Trunc, 32, f.mk(in, LShr, 64, win, f.constant(32, 32)))
+		}
 	}
 	dims := "xyz"
 	for i := 0; i < 3; i++ {

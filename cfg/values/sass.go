@@ -1408,19 +1408,54 @@ func (d *sassDec) constLoad() {
 		return
 	}
 	s := readSop(ss[0])
+	var idx int32
 	if s.kind != sConst {
-		d.opaque(in.Op() + " with a register index")
-		return
+		// c[b][Rn+off]: the register's value is added to the offset.
+		bank, reg, off, ok := constRegIndex(ss[0])
+		if !ok {
+			d.opaque(in.Op() + " with a register index")
+			return
+		}
+		r := d.input(In{Kind: InReg, Name: reg, W: 32})
+		s.kind, s.bank, s.off = sConst, bank, off
+		idx = int32(d.s.Nodes[r].Imm) + 1
 	}
 	switch {
 	case d.mods["64"] && len(in.Mods) == 1:
-		x := d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 64})
+		x := d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 64, Idx: idx})
 		d.writePair(0, x)
 	case len(in.Mods) == 0:
-		d.write(0, d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 32}))
+		d.write(0, d.input(In{Kind: InConst, Bank: s.bank, Off: s.off, W: 32, Idx: idx}))
 	default:
 		d.opaque(in.Op())
 	}
+}
+
+// constRegIndex parses c[b][Rn+off] (off may be absent or negative).
+func constRegIndex(o isa.Operand) (bank int, reg string, off int64, ok bool) {
+	t := strings.ReplaceAll(strings.TrimSpace(o.Text), " ", "")
+	if !strings.HasPrefix(t, "c[") || len(o.Regs) != 1 {
+		return 0, "", 0, false
+	}
+	parts := strings.SplitN(t[1:], "][", 2)
+	if len(parts) != 2 {
+		return 0, "", 0, false
+	}
+	b, ok1 := parseInt(strings.TrimPrefix(parts[0], "["))
+	e := strings.TrimSuffix(parts[1], "]")
+	reg = o.Regs[0]
+	if !strings.HasPrefix(e, reg) {
+		return 0, "", 0, false
+	}
+	e = e[len(reg):]
+	if e != "" {
+		v, ok := parseInt(e)
+		if !ok {
+			return 0, "", 0, false
+		}
+		off = int64(v)
+	}
+	return int(b), reg, off, ok1
 }
 
 // load: LDC from the constant bank, LDL from the local frame, LD from a
@@ -1451,23 +1486,14 @@ func (d *sassDec) load() {
 		d.opaque(in.Op())
 		return
 	}
-	base, off, ok := sassAddr(in.Srcs[0])
-	if !ok {
-		d.opaque("address " + in.Srcs[0].Text)
-		return
-	}
 	sp := isa.SpaceLocal
 	if in.Opcode == "LD" {
 		sp = isa.SpaceGeneric
 	}
-	bi := int32(-1)
-	if base != "" {
-		b := d.input(In{Kind: InReg, Name: base, W: 32})
-		if in.Opcode == "LD" {
-			d.opaque("generic load")
-			return
-		}
-		bi = int32(d.s.Nodes[b].Imm)
+	bi, off, ok := d.address(in.Srcs[0], sp)
+	if !ok {
+		d.opaque("address " + in.Srcs[0].Text)
+		return
 	}
 	v := d.input(In{Kind: InMem, Space: sp, Base: bi, Off: off, W: uint8(w)})
 	if w == 64 {
@@ -1477,20 +1503,42 @@ func (d *sassDec) load() {
 	}
 }
 
-// store: STL to the local frame (other stores write nothing the analysis
-// follows; a generic ST may write the frame: an unknown address).
+// address reads a memory operand [R1+0x10], [R4.64+0x8], [0x10]: the input
+// holding its base (a register, or a register pair read as one 64-bit
+// value for a 64-bit generic address; -1 for none) and the offset.
+func (d *sassDec) address(o isa.Operand, sp isa.Space) (base int32, off int64, ok bool) {
+	reg, hi, off, ok := sassAddr(o)
+	if !ok {
+		return -1, 0, false
+	}
+	switch {
+	case reg == "":
+		return -1, off, true
+	case hi != "":
+		if sp != isa.SpaceGeneric {
+			return -1, 0, false
+		}
+		b := d.input(In{Kind: InReg, Name: reg, Hi: hi, W: 64})
+		return int32(d.s.Nodes[b].Imm), off, true
+	}
+	b := d.input(In{Kind: InReg, Name: reg, W: 32})
+	return int32(d.s.Nodes[b].Imm), off, true
+}
+
+// store: STL to the local frame, ST to a generic address (one into the
+// frame writes its cell; other stores write nothing the analysis follows).
 func (d *sassDec) store() {
 	in := d.in
 	if in.Opcode != "STL" && in.Opcode != "ST" {
 		return
 	}
-	unknown := func() {
-		d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: isa.SpaceLocal, Base: -1, Name: "?", Node: -1})
-		d.s.Opaque = "a store to an unknown local address"
-	}
+	sp := isa.SpaceLocal
 	if in.Opcode == "ST" {
-		unknown()
-		return
+		sp = isa.SpaceGeneric
+	}
+	unknown := func() {
+		d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: sp, Base: -1, Name: "?", Node: -1})
+		d.s.Opaque = "a store to an unknown local address"
 	}
 	w := 32
 	for _, m := range in.Mods {
@@ -1507,36 +1555,38 @@ func (d *sassDec) store() {
 		unknown()
 		return
 	}
-	base, off, ok := sassAddr(in.Srcs[0])
+	bi, off, ok := d.address(in.Srcs[0], sp)
 	if !ok {
 		unknown()
 		return
 	}
-	bi := int32(-1)
-	if base != "" {
-		b := d.input(In{Kind: InReg, Name: base, W: 32})
-		bi = int32(d.s.Nodes[b].Imm)
-	}
 	v := d.val(in.Srcs[1], w)
-	d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: isa.SpaceLocal, Base: bi, Off: off, W: uint8(w), Node: v})
+	d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: sp, Base: bi, Off: off, W: uint8(w), Node: v})
 }
 
-// sassAddr parses [R1+0x10], [R1], [0x10].
-func sassAddr(o isa.Operand) (base string, off int64, ok bool) {
+// sassAddr parses [R1+0x10], [R1], [R4.64+0x8] (a pair: hi names its high
+// register), [0x10].
+func sassAddr(o isa.Operand) (base, hi string, off int64, ok bool) {
 	t := strings.TrimSpace(o.Text)
-	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") || len(o.Regs) > 1 {
-		return "", 0, false
+	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") || len(o.Regs) > 2 {
+		return "", "", 0, false
 	}
 	t = strings.ReplaceAll(t[1:len(t)-1], " ", "")
-	if len(o.Regs) == 1 {
-		base = o.Regs[0]
-		i := strings.IndexAny(t, "+-")
-		if i < 0 {
-			return base, 0, strings.TrimSuffix(t, ".X4") == base || strings.HasPrefix(t, base)
-		}
-		v, ok := parseInt(t[i:])
-		return base, int64(v), ok
+	if len(o.Regs) == 0 {
+		v, ok := parseInt(t)
+		return "", "", int64(v), ok
+	}
+	base = o.Regs[0]
+	if len(o.Regs) == 2 {
+		hi = o.Regs[1]
+	}
+	if !strings.HasPrefix(t, base) {
+		return "", "", 0, false
+	}
+	t = strings.TrimPrefix(strings.TrimPrefix(t[len(base):], ".64"), ".X4")
+	if t == "" {
+		return base, hi, 0, true
 	}
 	v, ok := parseInt(t)
-	return "", int64(v), ok
+	return base, hi, int64(v), ok
 }

@@ -53,6 +53,12 @@ type In struct {
 	Bank  int
 	Space isa.Space
 	Base  int32 // InMem: the input holding the base address, or -1
+	// Idx, for InConst, is 1 + the input holding a register index added
+	// to Off (c[b][Rn+off]); 0: none.
+	Idx int32
+	// Hi, for a SASS register pair read as one 64-bit input (a 64-bit
+	// address), names the high register; Name is the low one.
+	Hi string
 }
 
 // OutKind says what an output writes.

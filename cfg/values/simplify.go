@@ -178,6 +178,11 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if v := f.joinPair(x, y, w); v != nil {
 			return v
 		}
+		if lo, hi := pairHalves(x, y); lo != nil {
+			if v := f.joinCarry(lo, hi, w); v != nil {
+				return v
+			}
+		}
 	case Xor:
 		if yc && cy == 0 {
 			return x
@@ -460,6 +465,24 @@ func (f *Func) carryCompare(in *isa.Instr, x *Value) *Value {
 	return nil
 }
 
+// pairHalves returns lo, hi when x | y is zext(lo) | zext(hi) << 32 with
+// 32-bit halves.
+func pairHalves(x, y *Value) (lo, hi *Value) {
+	for _, p := range [2][2]*Value{{x, y}, {y, x}} {
+		l, h := p[0], p[1]
+		if l.Kind != VOp || l.Code != ZExt || l.Args[0].W != 32 || h.Kind != VOp || h.Code != Shl {
+			continue
+		}
+		if k, ok := h.Args[1].IsConst(); !ok || k != 32 {
+			continue
+		}
+		if z := h.Args[0]; z.Kind == VOp && z.Code == ZExt && z.Args[0].W == 32 {
+			return l.Args[0], z.Args[0]
+		}
+	}
+	return nil, nil
+}
+
 // pairHigh returns hi when x is lo | zext(hi) << k (lo below 2^k, hi of
 // k bits) or zext(hi) << k, k the width of hi.
 func pairHigh(x *Value, k int) *Value {
@@ -485,6 +508,102 @@ func pairHigh(x *Value, k int) *Value {
 	z := x.Args[0]
 	if z.Kind == VOp && z.Code == ZExt && z.Args[0].W == k {
 		return z.Args[0]
+	}
+	return nil
+}
+
+// IsCarry reports whether c is ZExt32 of the carry out of p + q (the bit
+// 32 of their zero-extended sum).
+func IsCarry(c, p, q *Value) bool {
+	if c.Kind != VOp || c.Code != ZExt || c.W != 32 {
+		return false
+	}
+	t := c.Args[0]
+	// The simplified forms (carryCompare): p + q carries when
+	// ~q <u p; p + k when 2^32 - k <=u p.
+	if t.Kind == VOp && t.Code == ULt {
+		for _, o := range [2][2]*Value{{p, q}, {q, p}} {
+			n := t.Args[0]
+			if t.Args[1] == o[0] && n.Kind == VOp && n.Code == Not && n.Args[0] == o[1] {
+				return true
+			}
+			if t.Args[1] == o[0] && o[1].Kind == VConst && n.Kind == VConst && n.Imm == ^o[1].Imm&0xffffffff {
+				return true
+			}
+		}
+		return false
+	}
+	if t.Kind == VOp && t.Code == ULe {
+		k, ok := t.Args[0].IsConst()
+		for _, o := range [2][2]*Value{{p, q}, {q, p}} {
+			if c, okc := o[1].IsConst(); ok && okc && t.Args[1] == o[0] && c != 0 && k == 1<<32-c {
+				return true
+			}
+		}
+		return false
+	}
+	if t.Kind != VOp || t.Code != Trunc || t.W != 1 {
+		return false
+	}
+	sh := t.Args[0]
+	if sh.Kind != VOp || sh.Code != LShr {
+		return false
+	}
+	if k, ok := sh.Args[1].IsConst(); !ok || k != 32 {
+		return false
+	}
+	s := sh.Args[0]
+	if s.Kind != VOp || s.Code != Add || s.W < 33 {
+		return false
+	}
+	ext := func(x, y *Value) bool {
+		if x.Kind == VOp && x.Code == ZExt && x.Args[0] == y {
+			return true
+		}
+		xc, ok1 := x.IsConst()
+		yc, ok2 := y.IsConst()
+		return ok1 && ok2 && xc == yc
+	}
+	return ext(s.Args[0], p) && ext(s.Args[1], q) || ext(s.Args[0], q) && ext(s.Args[1], p)
+}
+
+// joinCarry reads pair(p + q, h + carry(p + q)) as pair(p, h) + zext(q)
+// (exact modulo 2^64: the low words' carry is what the 64-bit sum adds to
+// the high word), choosing p so that pair(p, h) is itself one value.
+func (f *Func) joinCarry(lo, hi *Value, w int) *Value {
+	if w != 64 || lo.W != 32 || lo.Kind != VOp || lo.Code != Add {
+		return nil
+	}
+	var hs []*Value
+	var flat func(v *Value)
+	flat = func(v *Value) {
+		if v.Kind == VOp && v.Code == Add && v.W == 32 && len(hs) < 8 {
+			flat(v.Args[0])
+			flat(v.Args[1])
+			return
+		}
+		hs = append(hs, v)
+	}
+	flat(hi)
+	for k, t := range hs {
+		if !IsCarry(t, lo.Args[0], lo.Args[1]) {
+			continue
+		}
+		rest := f.constant(32, 0)
+		for j, x := range hs {
+			if j != k {
+				rest = f.mk(nil, Add, 32, rest, x)
+			}
+		}
+		for i := 0; i < 2; i++ {
+			p, q := lo.Args[i], lo.Args[1-i]
+			pp := f.mk(nil, Or, 64, f.mk(nil, ZExt, 64, p), f.mk(nil, Shl, 64, f.mk(nil, ZExt, 64, rest), f.constant(32, 32)))
+			if pp.Kind == VOp && pp.Code == Or {
+				continue // not one value: no gain
+			}
+			return f.mk(nil, Add, 64, pp, f.mk(nil, ZExt, 64, q))
+		}
+		return nil
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ func init() {
 		add("cluster_nctaid."+d, 32, false, false)
 	}
 	add("laneid", 32, true, true)
+	// SASS: the generic address of the local window (c[0x0][0x20] on
+	// sm_70 and later), the same for every thread of a launch.
+	add("local_window", 64, false, false)
 	for _, m := range []string{"eq", "le", "lt", "ge", "gt"} {
 		add("lanemask_"+m, 32, true, true)
 	}

@@ -129,7 +129,12 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 			}
 			f.info[in] = &instrInfo{sem: s, block: b}
 			for _, x := range s.Ins {
-				if x.Kind == InReg {
+				switch {
+				case x.Kind == InReg && x.Hi != "":
+					// A pair: two 32-bit registers.
+					f.regW[x.Name] = max(f.regW[x.Name], 32)
+					f.regW[x.Hi] = max(f.regW[x.Hi], 32)
+				case x.Kind == InReg:
 					f.regW[x.Name] = max(f.regW[x.Name], int(x.W))
 				}
 			}
@@ -639,6 +644,11 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 	switch x.Kind {
 	case InReg:
 		ii.uses = append(ii.uses, x.Name)
+		if x.Hi != "" {
+			ii.uses = append(ii.uses, x.Hi)
+			lo, hi := f.readVar(in, x.Name, blk, 32), f.readVar(in, x.Hi, blk, 32)
+			return f.mk(in, Or, 64, f.mk(in, ZExt, 64, lo), f.mk(in, Shl, 64, f.mk(in, ZExt, 64, hi), f.constant(32, 32)))
+		}
 		return f.readVar(in, x.Name, blk, w)
 	case InSpecial:
 		if info, ok := specials[x.Name]; ok && info.Varying && !info.Launch {
@@ -650,6 +660,15 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 	case InFrame:
 		return f.leaf(&Value{Kind: VFrame, Name: f.prefixOf(in) + x.Name, W: w})
 	case InConst:
+		if x.Idx > 0 {
+			// c[b][Rn + off]: a constant register index only.
+			c, ok := ii.ins[x.Idx-1].IsConst()
+			if !ok {
+				return f.opaque(in, w, "a constant-bank word at a register index")
+			}
+			x.Off += int64(c)
+			x.Idx = 0
+		}
 		return f.constBank(in, x)
 	case InParam:
 		return f.paramIn(in, blk, x)
@@ -791,8 +810,88 @@ func (f *Func) loadCell(in *isa.Instr, s *Sem, k int) string {
 	return f.frameLoads[frameKey{in, k}]
 }
 
+// canonicalize merges the operations that became equal once trivial phis
+// were replaced (an operation built on a phi before the phi was found to
+// be a copy is the same as one built on the copied value afterwards), and
+// removes the phis whose operands thereby became one value, until nothing
+// changes: equal values are one value, as the analyses compare them by
+// identity.
+func (f *Func) canonicalize() {
+	for round := 0; round < 16; round++ {
+		changed := false
+		ops := make(map[opKey]*Value, len(f.ops))
+		// dirty: operations whose operands changed in place this round
+		// (their users are simplified again too).
+		dirty := map[*Value]bool{}
+		for _, v := range f.values {
+			if v.fwd != nil {
+				continue
+			}
+			switch v.Kind {
+			case VOp:
+				moved := false
+				for i, a := range v.Args {
+					if r := resolve(a); r != a || dirty[a] {
+						v.Args[i], moved = r, true
+					}
+				}
+				if moved {
+					// The rules may apply to the copied values.
+					if x := f.simplify(v.Instr, v.Code, v.W, append([]*Value(nil), v.Args...)); x != nil && x != v {
+						v.fwd = resolve(x)
+						changed = true
+						continue
+					}
+					dirty[v] = true
+				}
+				args := v.Args
+				if v.Code.Commutative() && len(args) == 2 {
+					_, c0 := args[0].IsConst()
+					_, c1 := args[1].IsConst()
+					if c0 && !c1 || c0 == c1 && args[0].ID > args[1].ID {
+						args[0], args[1] = args[1], args[0]
+					}
+				}
+				k := opKey{code: v.Code, w: v.W}
+				for i, a := range args {
+					k.a[i] = a.ID
+				}
+				if x := ops[k]; x != nil && x != v {
+					v.fwd = x
+					changed = true
+					continue
+				}
+				ops[k] = v
+			case VPhi:
+				var same *Value
+				trivial := true
+				for _, a := range v.Args {
+					a = resolve(a)
+					if a == v || a == same {
+						continue
+					}
+					if same != nil {
+						trivial = false
+						break
+					}
+					same = a
+				}
+				if trivial && same != nil {
+					v.fwd = same
+					changed = true
+				}
+			}
+		}
+		f.ops = ops
+		if !changed {
+			return
+		}
+	}
+}
+
 // finishValues resolves the replaced phis everywhere.
 func (f *Func) finishValues() {
+	f.canonicalize()
 	for _, v := range f.values {
 		for i, a := range v.Args {
 			v.Args[i] = resolve(a)
