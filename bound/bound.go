@@ -6,12 +6,12 @@
 // proofs and the reason for two):
 //
 //   - Bound, the sound bound of gpuwcet's reference model: WUB(w) =
-//     duration(w) + the interference of the other warps w', charged per
-//     resource r: a resource w uses (r ∈ R(w)) costs the others'
-//     initiation cycles InitSum_r(w') plus at most min(InitSum_r(w),
-//     Σ_{w'} Issued_r(w')) of their issue cycles; a resource w does not
-//     use costs only their issue cycles Issued_r(w') (SectionBound). It
-//     is never above the earlier rule Σ_{w'≠w} (InitSum(w') + Issued(w'));
+//     the longest isolated critical path of w charged with the
+//     interference of the other warps w', per resource r: a resource the
+//     path initiates on costs the others' initiation cycles InitSum_r(w'),
+//     any other resource only their issue cycles Issued_r(w')
+//     (SectionBound). It is never above the earlier rule
+//     Σ_{w'≠w} (InitSum(w') + Issued(w'));
 //   - GUB, the ECRTS 2025 formula:
 //     WUB(w) = duration(w) + Σ_{w' ≠ w} exec(w'),
 //     kept for comparison with the paper. Its published proof assumes that
@@ -112,14 +112,6 @@ type Warp struct {
 // Compute computes the bound of a profile.
 func Compute(p *phases.Profile) (*Result, error) {
 	r := &Result{Func: p.Func, HW: p.HW, NumWarps: p.NumWarps}
-	var blk Block
-	if p.HW != nil {
-		e, err := phases.NewEngine(p.HW)
-		if err != nil {
-			return nil, fmt.Errorf("bound: %s: %w", p.Func, err)
-		}
-		blk.NoQueue = e.NoQueue()
-	}
 	for s := 0; s < p.NumSections; s++ {
 		sec := &Section{Index: s}
 		var totExec hwdesc.Cycles
@@ -139,7 +131,7 @@ func Compute(p *phases.Profile) (*Result, error) {
 		}
 		var cs []Charge
 		var err error
-		if sec.Bound, cs, err = SectionBoundFor(blk, ts); err != nil {
+		if sec.Bound, cs, err = SectionBound(ts); err != nil {
 			return nil, fmt.Errorf("bound: %s: section %d: %w", p.Func, s, err)
 		}
 		for i, w := range sec.Classes {
@@ -177,15 +169,6 @@ type Terms struct {
 	Chains []phases.Chain
 }
 
-// Block is what the charge needs of the block besides its classes.
-type Block struct {
-	// NoQueue[r] reports that no instruction ever waits in resource r's
-	// FIFO (phases.Engine.NoQueue: every unit of its group has init 1):
-	// no warp is then charged other warps' issue cycles on r on top of
-	// their initiations. nil: every resource may queue.
-	NoQueue []bool
-}
-
 // Charge is the bound of one class in a section: its WUB and the
 // interference charged to one of its warps by all the other warps of the
 // block, along the chain (isolated critical path) that maximises the WUB.
@@ -211,33 +194,29 @@ type ResCharge struct {
 	// Own: the charged chain initiates on r (r ∈ Res(c) ⊆ R(w)), so
 	// the warp may wait in r's FIFO.
 	Own bool
-	// Init: the other warps' initiation cycles on r when Own, 0
-	// otherwise. Issue: their issue cycles on r, Σ Issued_r(w') when not
-	// Own, and min(InitSum_r(w), Σ Issued_r(w')) when Own (0 when r
-	// never queues, Block.NoQueue).
+	// Init: the other warps' initiation cycles on r, Σ InitSum_r(w'),
+	// when Own, 0 otherwise. Issue: their issue cycles on r,
+	// Σ Issued_r(w'), when not Own, 0 otherwise (docs/model.md, Lemma 5:
+	// their issue cycles on a resource the chain initiates on are paid
+	// by their initiations there).
 	Init, Issue hwdesc.Cycles
 }
 
-// SectionBound is SectionBoundFor with no block facts.
-func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
-	return SectionBoundFor(Block{}, ts)
-}
-
-// SectionBoundFor returns the sound bound of one section and the charge
-// of every class (docs/model.md, "The bound and its proof" and "The
-// per-path charge"): for a warp w of class c, with R(w) the resources its
-// class uses (Loads[r].InitSum > 0) and the sums over the other warps of
-// the block (the Warps−1 other warps of c and all warps of the other
-// classes), the charge of a resource set R' ⊆ R(w) is
+// SectionBound returns the sound bound of one section and the charge
+// of every class (docs/model.md, "The bound and its proof", "The per-path
+// charge" and "No issue term on the path's resources"): for a warp w of
+// class c, with R(w) the resources its class uses (Loads[r].InitSum > 0)
+// and the sums over the other warps of the block (the Warps−1 other warps
+// of c and all warps of the other classes), the charge of a resource set
+// R' ⊆ R(w) is
 //
-//	PR(R') = Σ_{r∈R'} [Σ_{w'} InitSum_r(w') + q_r] + Σ_{r∉R'} Σ_{w'} Issued_r(w'),
-//	q_r    = min(InitSum_r(w), Σ_{w'} Issued_r(w')), or 0 when r never queues,
+//	PR(R') = Σ_{r∈R'} Σ_{w'} InitSum_r(w') + Σ_{r∉R'} Σ_{w'} Issued_r(w'),
 //	WholePath = Σ_{w'} Load(w'),
 //
 // and WUB(w) = max over the class's chains ch of Len(ch) + min(PR(Res(ch)),
 // WholePath) (one chain, Duration on R(w), without Chains). The section
 // bound is the largest WUB.
-func SectionBoundFor(blk Block, ts []Terms) (hwdesc.Cycles, []Charge, error) {
+func SectionBound(ts []Terms) (hwdesc.Cycles, []Charge, error) {
 	var tot hwdesc.Cycles // Σ warps·Load
 	nres := 0
 	for _, t := range ts {
@@ -310,9 +289,6 @@ func SectionBoundFor(blk Block, ts []Terms) (hwdesc.Cycles, []Charge, error) {
 				rc := ResCharge{Res: r, Own: onPath}
 				if onPath {
 					rc.Init = oInit
-					if r >= len(blk.NoQueue) || !blk.NoQueue[r] {
-						rc.Issue = min(o.InitSum, oIss)
-					}
 				} else {
 					rc.Issue = oIss
 				}

@@ -136,9 +136,10 @@ func resName(hw *hwdesc.Desc, r int) string {
 }
 
 // FormatCharge returns the compact text form of a charge's breakdown,
-// " (NAME INIT+ISSUE, ...)": INIT+ISSUE for a resource the class uses,
-// +ISSUE for one it does not; with a note when the whole-path charge,
-// smaller, was used. Empty when nothing is charged.
+// " (NAME INIT, NAME +ISSUE, ...)": the other warps' initiation cycles
+// INIT on a resource the charged path initiates on, their issue cycles
+// +ISSUE on another; with a note when the whole-path charge, smaller, was
+// used. Empty when nothing is charged.
 func FormatCharge(c Charge, hw *hwdesc.Desc) string {
 	if len(c.ByRes) == 0 {
 		return ""
@@ -153,7 +154,7 @@ func FormatCharge(c Charge, hw *hwdesc.Desc) string {
 			b.WriteString(", ")
 		}
 		if rc.Own {
-			fmt.Fprintf(&b, "%s %d+%d", resName(hw, rc.Res), rc.Init, rc.Issue)
+			fmt.Fprintf(&b, "%s %d", resName(hw, rc.Res), rc.Init+rc.Issue)
 		} else {
 			fmt.Fprintf(&b, "%s +%d", resName(hw, rc.Res), rc.Issue)
 		}

@@ -455,22 +455,3 @@ func (e *Engine) StepInstr(fset *token.FileSet, s *State, in *isa.Instr) (Timing
 	}
 	return Step(s, &op), nil
 }
-
-// NoQueue reports, per resource (indexed like State.UnitFree), whether no
-// instruction can ever wait in the resource's FIFO: every unit of its
-// hwdesc group has init 1. At most one instruction issues per cycle, and
-// one of init 1 frees the resource the next cycle, so every instruction on
-// such a resource starts at its issue cycle, whatever the schedule
-// (docs/model.md, "Resources without a queue").
-func (e *Engine) NoQueue() []bool {
-	nq := make([]bool, len(e.units))
-	for u := range e.units {
-		nq[e.res[u]] = true
-	}
-	for u, un := range e.units {
-		if un.Init != 1 {
-			nq[e.res[u]] = false
-		}
-	}
-	return nq
-}

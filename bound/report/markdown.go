@@ -419,13 +419,14 @@ func ansiQuote(s string) string {
 }
 
 // resCharges is the compact per-resource breakdown of a class's
-// interference: NAME INIT+ISSUE for a resource the class uses, NAME +ISSUE
-// for another; the whole-path charge is named when it was smaller.
+// interference: NAME INIT for a resource the charged path initiates on,
+// NAME +ISSUE for another; the whole-path charge is named when it was
+// smaller.
 func resCharges(c static.JSONSegClass) string {
 	var parts []string
 	for _, rc := range c.ByResource {
 		if rc.Own {
-			parts = append(parts, fmt.Sprintf("%s %d+%d", cell(rc.Resource), rc.Init, rc.Issue))
+			parts = append(parts, fmt.Sprintf("%s %d", cell(rc.Resource), rc.Init+rc.Issue))
 		} else {
 			parts = append(parts, fmt.Sprintf("%s +%d", cell(rc.Resource), rc.Issue))
 		}

@@ -179,7 +179,7 @@ func writeSection(b *strings.Builder, kern *Kernel, i int, s static.JSONSection,
 				if n == 0 {
 					continue
 				}
-				what := fmt.Sprintf("%s: interference on %s: %d cycles (other warps' initiation %d + issue %d)", name, rc.Resource, n, rc.Init, rc.Issue)
+				what := fmt.Sprintf("%s: interference on %s: %d initiation cycles of the other warps", name, rc.Resource, n)
 				if !rc.Own {
 					what = fmt.Sprintf("%s: interference on %s, a resource the class does not use: %d issue cycles of the other warps", name, rc.Resource, n)
 				}

@@ -264,7 +264,7 @@ func WriteText(w io.Writer, r *Report, fset *token.FileSet, opts TextOptions) er
 	for _, c := range j.Classes {
 		fmt.Fprintf(&b, "  %s (%d warps)\n", c.Name, len(c.Warps))
 	}
-	b.WriteString("sections (bound = max over classes of D + I; I per resource: init+issue on a resource the class uses, +issue on another;\n")
+	b.WriteString("sections (bound = max over classes of D + I; I per resource: init on a resource the class uses, +issue on another;\n")
 	if j.SectionCountsExact {
 		b.WriteString("  xN: crossed N times on the worst barrier path, and the kernel bound = sum of N x section bound):\n")
 	} else {

@@ -333,7 +333,7 @@ func analyzeOneWarp(in *Input) (*Result, error) {
 	v := o.end
 	sc := &SegClass{Warps: c.Warps, Duration: v.s.End, Load: hwdesc.Cycles(v.i), Loads: v.l}
 	sc.Blocks = w.blockUses(v.wit)
-	b, cs, err := bound.SectionBoundFor(bound.Block{NoQueue: in.Engine.NoQueue()}, []bound.Terms{{Warps: len(c.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}})
+	b, cs, err := bound.SectionBound([]bound.Terms{{Warps: len(c.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}})
 	if err != nil {
 		return nil, &Error{Pos: position(fset, g.Func.Pos), Msg: err.Error(), Unbounded: overflows(err)}
 	}
@@ -506,7 +506,7 @@ func analyzeSections(in *Input) (*Result, error) {
 			s.Classes = append(s.Classes, sc)
 			ts[ci] = bound.Terms{Warps: len(sc.Warps), Duration: sc.Duration, Load: sc.Load, Loads: sc.Loads}
 		}
-		b, cs, err := bound.SectionBoundFor(bound.Block{NoQueue: in.Engine.NoQueue()}, ts)
+		b, cs, err := bound.SectionBound(ts)
 		if err != nil {
 			return nil, &Error{Pos: segPos(fset, g, sk), Msg: err.Error(), Unbounded: overflows(err)}
 		}

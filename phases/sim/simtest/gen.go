@@ -201,3 +201,86 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// GenerateMixed returns the random block of the given seed built to stress
+// shared FIFOs whose units have different initiation intervals (the ECRTS
+// presets' int group: alu init 1, int 2, int24 3): 2–4 units in one group,
+// the first of init 1 (where block barriers are routed), the second of
+// init 2–4, the others 1–4, plus 0–2 ungrouped units; lat 0–9; two thirds
+// of the instructions on the group; issuing barriers (two thirds of the
+// cases), ret_issues, overhead 0–2, every branch_wait; 2–4 warps running
+// one path or different paths of 1–7 instructions with up to one barrier.
+func GenerateMixed(seed int64) *Case {
+	r := rand.New(rand.NewPCG(uint64(seed), 77))
+	ng := 2 + r.IntN(3) // grouped units
+	no := r.IntN(3)     // other units
+	var names []string
+	var init, lat []hwdesc.Cycles
+	for i := 0; i < ng+no; i++ {
+		names = append(names, "u"+strconv.Itoa(i))
+		in := 1 + r.IntN(4)
+		switch i {
+		case 0:
+			in = 1
+		case 1:
+			in = 2 + r.IntN(3)
+		}
+		init = append(init, hwdesc.Cycles(in))
+		lat = append(lat, hwdesc.Cycles(r.IntN(10)))
+	}
+	hw := NewHW(names, init, lat)
+	for i := 0; i < ng; i++ {
+		hw.Units[i].Group = "g"
+	}
+	hw.Pipeline.Overhead = hwdesc.Cycles(r.IntN(3))
+	hw.Pipeline.BranchWait = []string{"", hwdesc.BranchWaitNone, hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll}[r.IntN(4)]
+	hw.Pipeline.BarrierIssues = r.IntN(3) != 0
+	hw.Pipeline.RetIssues = r.IntN(2) == 0
+	c := &Case{Comment: "mixed seed " + strconv.FormatInt(seed, 10) + "\n", HW: hw}
+	nw := 2 + r.IntN(3)
+	bars := r.IntN(2)
+	nregs := 2 + r.IntN(5)
+	path := func(n int) []*isa.Instr {
+		var p []*isa.Instr
+		barAt := -1
+		if bars > 0 {
+			barAt = r.IntN(n + 1)
+		}
+		for i := 0; i <= n; i++ {
+			if i == barAt {
+				p = append(p, Instr("bar.sync", "", nil, nil))
+			}
+			if i == n {
+				break
+			}
+			u := r.IntN(ng + no)
+			if r.IntN(3) != 0 {
+				u = r.IntN(ng)
+			}
+			var d, s []string
+			if r.IntN(4) != 0 {
+				d = []string{"r" + strconv.Itoa(r.IntN(nregs))}
+			}
+			for k := r.IntN(3); k > 0; k-- {
+				s = append(s, "r"+strconv.Itoa(r.IntN(nregs)))
+			}
+			p = append(p, Instr(names[u], "", d, s))
+		}
+		if r.IntN(3) == 0 {
+			p = append(p, Instr("ret", "", nil, nil))
+		}
+		return Reindex(p)
+	}
+	n := 2 + r.IntN(6)
+	if r.IntN(2) == 0 {
+		p := path(n)
+		for w := 0; w < nw; w++ {
+			c.Warps = append(c.Warps, p)
+		}
+	} else {
+		for w := 0; w < nw; w++ {
+			c.Warps = append(c.Warps, path(1+r.IntN(n)))
+		}
+	}
+	return c
+}
