@@ -144,7 +144,8 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth, pare
 		}
 		c := *in
 		c.Index = len(out.Instrs)
-		if prefix != "" && len(in.Targets) > 0 && (in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch) {
+		if fk := FlowKind(in); prefix != "" && len(in.Targets) > 0 && (fk == isa.KindBranch || fk == isa.KindIndirectBranch) {
+			// Branches, and SASS SYNC, BRK and CONT with their targets.
 			c.Targets = make([]string, len(in.Targets))
 			for k, t := range in.Targets {
 				c.Targets[k] = prefix + t
@@ -170,7 +171,15 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth, pare
 			return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("indirect call %q: indirect calls are not inlined; the static analysis cannot bound it", in.Text)}
 		case in.Kind == isa.KindCall:
 			if len(in.Targets) == 0 {
-				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: fmt.Sprintf("call %q has no known target", in.Text)}
+				msg := fmt.Sprintf("call %q has no known target", in.Text)
+				if il.file.Dialect == isa.DialectSASS {
+					// cuobjdump -sass prints a call to another section
+					// (nvcc -G, clang -O0 -g: device functions in
+					// sections of their own; vprintf) with the address
+					// its relocation fills in: 0x0.
+					msg += ": the listing does not name the callee (cuobjdump -sass prints the address a relocation fills in, 0x0); disassemble the cubin with nvdisasm, which names it"
+				}
+				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: msg}
 			}
 			n := il.byName[in.Targets[0]]
 			if n == nil || n.External || n.Func == nil || n.Func.Decl {

@@ -116,8 +116,10 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 				return
 			}
 			o.Kind = isa.OpLabel
-			if v == 0 && in.Kind == isa.KindCall && in.HasMod("ABS") {
-				// CALL.ABS.NOINC 0x0: relocated at link time, external.
+			if v == 0 && in.Kind == isa.KindCall && (in.HasMod("ABS") || op == "JCAL") {
+				// CALL.ABS.NOINC 0x0, JCAL 0x0: an absolute address
+				// relocated at link time, which cuobjdump does not
+				// print: the callee is unknown.
 				o.Kind = isa.OpImm
 			} else {
 				st.refs = append(st.refs, ref{in: in, off: int64(v), pos: poss[targetOp], target: isTarget, opIdx: targetOp, opText: o.Text})

@@ -205,8 +205,20 @@ func compareDOTFile(t *testing.T, file string, data []byte, splitsOK bool) {
 	}
 }
 
-// compareDOT compares one cluster of an nvdisasm -cfg graph with our CFG.
-func compareDOT(t *testing.T, file, chunk string, splitsOK bool) {
+// dotCluster is one cluster of an nvdisasm -cfg graph: the function it
+// draws, the listing inside its nodes, and its blocks and edges by
+// instruction address (nodes re-split after every exit field, with the
+// implicit fall-throughs inside a node added).
+type dotCluster struct {
+	name   string
+	src    string // a listing of the cluster's instructions, as one .text section
+	entry  int64  // address of the first instruction of the first node
+	blocks []int64
+	edges  map[string]bool
+}
+
+// readCluster reads one cluster (the text after `subgraph "cluster_`).
+func readCluster(t *testing.T, chunk string) *dotCluster {
 	t.Helper()
 	nodes, edges := readDOT(chunk)
 	// The cluster is named after the function; its first node may be a
@@ -215,140 +227,183 @@ func compareDOT(t *testing.T, file, chunk string, splitsOK bool) {
 	if len(nodes) == 0 {
 		t.Fatal("no nodes")
 	}
-	{
-		{
-			// The listing inside the labels, and nvdisasm's blocks.
-			var src strings.Builder
-			fmt.Fprintf(&src, ".section .text.%s,\"ax\",@progbits\n", fname)
-			nodeFirst := map[string]int64{} // node → address of its first instruction
-			portLast := map[string]int64{}  // node:port → address of the field's last instruction
-			var wantBlocks []int64
-			wantEdges := map[string]bool{}
-			for _, n := range nodes {
-				startBlock := true
-				var prevExit int64 = -1
-				for _, f := range n.fields {
-					first, last := int64(-1), int64(-1)
-					for _, l := range f.lines {
-						off := dotOffset(l)
-						if off < 0 {
-							src.WriteString(strings.TrimSpace(l) + "\n")
-							continue
-						}
-						if first < 0 {
-							first = off
-						}
-						last = off
-						l = strings.TrimSpace(l)
-						if !strings.HasPrefix(l, "/*") {
-							l = fmt.Sprintf("/*%04x*/%s", off, l[5:])
-						}
-						src.WriteString(l + "\n")
-					}
-					if first < 0 {
-						continue
-					}
-					if _, ok := nodeFirst[n.name]; !ok {
-						nodeFirst[n.name] = first
-					}
-					portLast[n.name+":"+f.port] = last
-					if startBlock {
-						wantBlocks = append(wantBlocks, first)
-						if prevExit >= 0 {
-							// Implicit fall-through from a guarded
-							// branch or EXIT inside the node.
-							wantEdges[fmt.Sprintf("%#x->%#x", prevExit, first)] = true
-						}
-					}
-					startBlock = strings.HasPrefix(f.port, "exit") && !strings.HasPrefix(f.port, "exitpost")
-					if startBlock {
-						prevExit = -1
-						if guardedLine(f.lines[len(f.lines)-1]) {
-							prevExit = blockStart(wantBlocks)
-						}
-					}
+	c := &dotCluster{name: fname, entry: -1, edges: map[string]bool{}}
+	var src strings.Builder
+	fmt.Fprintf(&src, ".section .text.%s,\"ax\",@progbits\n", fname)
+	nodeFirst := map[string]int64{} // node → address of its first instruction
+	portLast := map[string]int64{}  // node:port → address of the field's last instruction
+	for _, n := range nodes {
+		startBlock := true
+		var prevExit int64 = -1
+		for _, f := range n.fields {
+			first, last := int64(-1), int64(-1)
+			for _, l := range f.lines {
+				off := dotOffset(l)
+				if off < 0 {
+					src.WriteString(strings.TrimSpace(l) + "\n")
+					continue
+				}
+				if first < 0 {
+					first = off
+				}
+				last = off
+				l = strings.TrimSpace(l)
+				if !strings.HasPrefix(l, "/*") {
+					l = fmt.Sprintf("/*%04x*/%s", off, l[5:])
+				}
+				src.WriteString(l + "\n")
+			}
+			if first < 0 {
+				continue
+			}
+			if c.entry < 0 {
+				c.entry = first
+			}
+			if _, ok := nodeFirst[n.name]; !ok {
+				nodeFirst[n.name] = first
+			}
+			portLast[n.name+":"+f.port] = last
+			if startBlock {
+				c.blocks = append(c.blocks, first)
+				if prevExit >= 0 {
+					// Implicit fall-through from a guarded
+					// branch or EXIT inside the node.
+					c.edges[fmt.Sprintf("%#x->%#x", prevExit, first)] = true
 				}
 			}
-			for _, e := range edges {
-				src := portLast[e.from+":"+e.fromPort]
-				if e.fromPort == "entry" {
-					// A plain node: its last instruction.
-					src = lastOfNode(nodes, e.from)
+			startBlock = strings.HasPrefix(f.port, "exit") && !strings.HasPrefix(f.port, "exitpost")
+			if startBlock {
+				prevExit = -1
+				if guardedLine(f.lines[len(f.lines)-1]) {
+					prevExit = blockStart(c.blocks)
 				}
-				wantEdges[fmt.Sprintf("%#x->%#x", blockOf(wantBlocks, src), nodeFirst[e.to])] = true
-			}
-			// Our CFG.
-			fset := token.NewFileSet()
-			f, err := ParseFile(fset, file, []byte(src.String()), AllErrors)
-			if err != nil {
-				t.Fatalf("ParseFile: %v\n%s", err, src.String())
-			}
-			// A label node before the function's symbol (nvcc -O0 puts
-			// the previous function's end label there) makes an empty
-			// function of the section: drop it.
-			var fns []*isa.Func
-			for _, fn := range f.Funcs {
-				if len(fn.Instrs) > 0 {
-					fns = append(fns, fn)
-				}
-			}
-			if len(fns) != 1 {
-				t.Fatalf("got %d functions with instructions, want 1", len(fns))
-			}
-			f.Funcs = fns
-			g, err := cfg.Build(fset, f.Funcs[0])
-			if err != nil {
-				t.Fatalf("cfg.Build: %v", err)
-			}
-			if err := g.Check(); err != nil {
-				t.Fatalf("Check: %v", err)
-			}
-			var gotBlocks []int64
-			gotEdges := map[string]bool{}
-			for _, b := range g.Blocks {
-				gotBlocks = append(gotBlocks, b.Instrs[0].Offset)
-				for _, e := range b.Succs {
-					if e.To == g.Exit {
-						continue
-					}
-					gotEdges[fmt.Sprintf("%#x->%#x", b.Instrs[0].Offset, e.To.Instrs[0].Offset)] = true
-				}
-			}
-			sort.Slice(wantBlocks, func(i, j int) bool { return wantBlocks[i] < wantBlocks[j] })
-			report := t.Errorf
-			if splitsOK {
-				// nvdisasm draws a fall-through out of BPT.TRAP (the stack
-				// check of nvcc -O0 code); our graph ends the path there,
-				// as the trap aborts the kernel.
-				ins := f.Funcs[0].Instrs
-				for k, in := range ins {
-					if in.Opcode != "BPT" || !in.HasMod("TRAP") || k+1 == len(ins) {
-						continue
-					}
-					e := fmt.Sprintf("%#x->%#x", blockOf(wantBlocks, in.Offset), ins[k+1].Offset)
-					if wantEdges[e] && !gotEdges[e] {
-						delete(wantEdges, e)
-						t.Logf("%s: nvdisasm's fall-through %s out of %q left out", fname, e, in.Text)
-					}
-				}
-				report = t.Logf
-				wb, we := mergeRuns(wantBlocks, wantEdges)
-				gb, ge := mergeRuns(gotBlocks, gotEdges)
-				if diff := cmp.Diff(wb, gb); diff != "" {
-					t.Errorf("%s: block starts mismatch after merging straight-line runs (-nvdisasm +ours):\n%s", fname, diff)
-				}
-				if diff := cmp.Diff(we, ge); diff != "" {
-					t.Errorf("%s: edges mismatch after merging straight-line runs (-nvdisasm +ours):\n%s", fname, diff)
-				}
-			}
-			if diff := cmp.Diff(wantBlocks, gotBlocks); diff != "" {
-				report("%s: block starts mismatch (-nvdisasm +ours):\n%s%s", fname, diff, startContext(f.Funcs[0].Instrs, wantBlocks, gotBlocks))
-			}
-			t.Logf("%s: %d blocks, %d edges compared", fname, len(wantBlocks), len(wantEdges))
-			if diff := cmp.Diff(wantEdges, gotEdges); diff != "" {
-				report("%s: edges mismatch (-nvdisasm +ours):\n%s", fname, diff)
 			}
 		}
+	}
+	for _, e := range edges {
+		src := portLast[e.from+":"+e.fromPort]
+		if e.fromPort == "entry" {
+			// A plain node: its last instruction.
+			src = lastOfNode(nodes, e.from)
+		}
+		c.edges[fmt.Sprintf("%#x->%#x", blockOf(c.blocks, src), nodeFirst[e.to])] = true
+	}
+	sort.Slice(c.blocks, func(i, j int) bool { return c.blocks[i] < c.blocks[j] })
+	c.src = src.String()
+	return c
+}
+
+// compareDOT compares one cluster of an nvdisasm -cfg graph with our CFG
+// of the listing inside its nodes.
+func compareDOT(t *testing.T, file, chunk string, splitsOK bool) {
+	t.Helper()
+	c := readCluster(t, chunk)
+	fset := token.NewFileSet()
+	f, err := ParseFile(fset, file, []byte(c.src), AllErrors)
+	if err != nil {
+		t.Fatalf("ParseFile: %v\n%s", err, c.src)
+	}
+	// A label node before the function's symbol (nvcc -O0 puts the
+	// previous function's end label there) makes an empty function of
+	// the section: drop it.
+	var fns []*isa.Func
+	for _, fn := range f.Funcs {
+		if len(fn.Instrs) > 0 {
+			fns = append(fns, fn)
+		}
+	}
+	if len(fns) != 1 {
+		t.Fatalf("got %d functions with instructions, want 1", len(fns))
+	}
+	compareGraph(t, c, fset, fns[0], splitsOK, false)
+}
+
+// compareGraph compares the graph of fn with the cluster c; with
+// reachableOnly, our unreachable blocks that nvdisasm does not draw
+// (padding) are left out. (nvdisasm draws code after BRA.DIV and
+// BRA.CONV, which both graphs take for unconditional branches.)
+func compareGraph(t *testing.T, c *dotCluster, fset *token.FileSet, fn *isa.Func, splitsOK, reachableOnly bool) {
+	t.Helper()
+	fname := c.name
+	wantBlocks := append([]int64(nil), c.blocks...)
+	wantEdges := map[string]bool{}
+	for e := range c.edges {
+		wantEdges[e] = true
+	}
+	// A call into code from which no RET is reachable (nvcc's "@P0
+	// CALL.REL.NOINC" to an EXIT) is a branch in our graph: the lanes
+	// that take it do not come back. nvdisasm draws every call as a
+	// fall-through: compare with the call.
+	var restore []*isa.Instr
+	for _, in := range fn.Instrs {
+		if in.Kind == isa.KindBranch && (in.Opcode == "CALL" || in.Opcode == "CAL" || in.Opcode == "JCAL") {
+			t.Logf("%s: %q at %#x: a branch in our graph (its callee never returns), a fall-through in nvdisasm's; compared as a call", fname, in.Text, in.Offset)
+			in.Kind = isa.KindCall
+			restore = append(restore, in)
+		}
+	}
+	defer func() {
+		for _, in := range restore {
+			in.Kind = isa.KindBranch
+		}
+	}()
+	g, err := cfg.Build(fset, fn)
+	if err != nil {
+		t.Fatalf("cfg.Build: %v", err)
+	}
+	if err := g.Check(); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	var gotBlocks []int64
+	gotEdges := map[string]bool{}
+	drawn := map[int64]bool{}
+	for _, b := range wantBlocks {
+		drawn[b] = true
+	}
+	for _, b := range g.Blocks {
+		if reachableOnly && !b.Reachable && !drawn[b.Instrs[0].Offset] {
+			continue
+		}
+		gotBlocks = append(gotBlocks, b.Instrs[0].Offset)
+		for _, e := range b.Succs {
+			if e.To == g.Exit {
+				continue
+			}
+			gotEdges[fmt.Sprintf("%#x->%#x", b.Instrs[0].Offset, e.To.Instrs[0].Offset)] = true
+		}
+	}
+	report := t.Errorf
+	if splitsOK {
+		// nvdisasm draws a fall-through out of BPT.TRAP (the stack
+		// check of nvcc -O0 code); our graph ends the path there, as
+		// the trap aborts the kernel.
+		ins := fn.Instrs
+		for k, in := range ins {
+			if in.Opcode != "BPT" || !in.HasMod("TRAP") || k+1 == len(ins) {
+				continue
+			}
+			e := fmt.Sprintf("%#x->%#x", blockOf(wantBlocks, in.Offset), ins[k+1].Offset)
+			if wantEdges[e] && !gotEdges[e] {
+				delete(wantEdges, e)
+				t.Logf("%s: nvdisasm's fall-through %s out of %q left out", fname, e, in.Text)
+			}
+		}
+		report = t.Logf
+		wb, we := mergeRuns(wantBlocks, wantEdges)
+		gb, ge := mergeRuns(gotBlocks, gotEdges)
+		if diff := cmp.Diff(wb, gb); diff != "" {
+			t.Errorf("%s: block starts mismatch after merging straight-line runs (-nvdisasm +ours):\n%s", fname, diff)
+		}
+		if diff := cmp.Diff(we, ge); diff != "" {
+			t.Errorf("%s: edges mismatch after merging straight-line runs (-nvdisasm +ours):\n%s", fname, diff)
+		}
+	}
+	if diff := cmp.Diff(wantBlocks, gotBlocks); diff != "" {
+		report("%s: block starts mismatch (-nvdisasm +ours):\n%s%s", fname, diff, startContext(fn.Instrs, wantBlocks, gotBlocks))
+	}
+	t.Logf("%s: %d blocks, %d edges compared", fname, len(wantBlocks), len(wantEdges))
+	if diff := cmp.Diff(wantEdges, gotEdges); diff != "" {
+		report("%s: edges mismatch (-nvdisasm +ours):\n%s", fname, diff)
 	}
 }
 

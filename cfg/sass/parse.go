@@ -59,6 +59,7 @@ type fnState struct {
 	haveOff  bool
 	noOffset bool // instructions without addresses (maxas)
 	mayPop   bool // an instruction that may pop the SIMT stack (SYNC, BRK, CONT, Fermi .S)
+	header   bool // started by cuobjdump's "Function :" line
 }
 
 // offIndex maps an instruction address to its index.
@@ -258,6 +259,7 @@ func (p *parser) line(start, end int) {
 			p.errorf(pos, "Function : without a name")
 		}
 		p.startFunc(pos, name, true)
+		p.cur.header = true
 		return
 	case s[0] == '.' && !strings.HasSuffix(s, ":"):
 		p.directive(pos, s)
@@ -590,6 +592,7 @@ func (p *parser) endFunc(pos token.Pos) {
 			r.in.Targets = append(r.in.Targets, name)
 		}
 	}
+	p.splitCalls(st)
 	p.offBuf = st.byOff[:0] // reused by the next function
 	p.cur = nil
 }

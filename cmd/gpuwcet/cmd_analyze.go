@@ -311,7 +311,7 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 		return 0, nil, codef(ExitBadInput, "analyze: %v", err)
 	}
 	if len(res.Funcs) == 0 {
-		return 0, nil, codef(ExitBadInput, "analyze: %s: no kernel selected", file.Name)
+		return 0, nil, codef(ExitBadInput, "analyze: %s", noKernelSelected(file, opts.Funcs))
 	}
 	// Diagnostics of several passes at one position come in pass order,
 	// which the driver does not fix: sort the lines for a stable output.

@@ -117,7 +117,7 @@ func runTiming(c *cli.Context, root *pass.Analyzer, explain bool) (*isa.File, *p
 		return nil, nil, withCode(ExitBadInput, err)
 	}
 	if len(res.Funcs) == 0 {
-		return nil, nil, codef(ExitBadInput, "%s: %s: no kernel selected", name, file.Name)
+		return nil, nil, codef(ExitBadInput, "%s: %s", name, noKernelSelected(file, opts.Funcs))
 	}
 	return file, res, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,7 +144,13 @@ func checkLaunchArgs(l pass.Launch, funcs []*isa.Func) error {
 // aggregate parameter has no integer value.
 func checkArgType(name string, v int64, fn string, p isa.Param) error {
 	kind, bits := "", 0
-	for _, t := range strings.Fields(p.Type) { // ".align 8 .b8", ".u64 .ptr .global .align 1"
+	typ := p.Type
+	if t, ok := cParamTypes[strings.TrimPrefix(typ, "const ")]; ok {
+		typ = t // a SASS parameter, typed from the mangled name
+	} else if strings.HasSuffix(typ, "*") {
+		typ = ".u64"
+	}
+	for _, t := range strings.Fields(typ) { // ".align 8 .b8", ".u64 .ptr .global .align 1"
 		if len(t) >= 3 && t[0] == '.' && strings.Contains("usbf", t[1:2]) {
 			if n, err := strconv.Atoi(t[2:]); err == nil {
 				kind, bits = t[1:2], n
@@ -166,6 +173,56 @@ func checkArgType(name string, v int64, fn string, p isa.Param) error {
 		return fmt.Errorf("--arg %s=%d: out of range for parameter %s of kernel %s, of type %s (%d to %d)", name, v, name, fn, p.Type, lo, hi)
 	}
 	return nil
+}
+
+// noKernelSelected says why no kernel of file was analysed: --kernel (re,
+// nil when not given) matches none of its kernels, or it has none. It
+// names the device functions --kernel matches, which are analysed only in
+// the kernels that call them: a device function of a SASS listing is one
+// whose code returns (cuobjdump cannot mark kernels; docs/sass.md).
+func noKernelSelected(file *isa.File, re *regexp.Regexp) string {
+	var kernels, dev []string
+	for _, fn := range file.Funcs {
+		switch {
+		case fn.Decl:
+		case fn.Entry:
+			kernels = append(kernels, fn.Name)
+		case re == nil || re.MatchString(fn.Name):
+			dev = append(dev, fn.Name)
+		}
+	}
+	msg := fmt.Sprintf("%s: no kernel selected", file.Name)
+	switch {
+	case len(kernels) == 0:
+		msg = fmt.Sprintf("%s: no kernel in the listing", file.Name)
+	case re != nil:
+		msg += fmt.Sprintf(": --kernel %q matches none of its kernels (%s)", re.String(), strings.Join(kernels, ", "))
+	}
+	if len(dev) > 0 {
+		if len(dev) > 8 {
+			dev = append(dev[:8], "…")
+		}
+		what := "device functions"
+		if len(dev) == 1 {
+			what = "a device function"
+		}
+		msg += fmt.Sprintf("; %s: %s, analysed in the call contexts of the kernels that call them", strings.Join(dev, ", "), what)
+		if file.Dialect == isa.DialectSASS {
+			msg += " (a cuobjdump listing does not mark kernels: a function whose code returns with RET is taken for a device function)"
+		}
+	}
+	return msg
+}
+
+// cParamTypes gives the PTX type of each C integer type that
+// isa.MangledParams names (the parameters of a SASS listing's kernels,
+// read from their mangled names), so that --arg is checked as for the PTX
+// of the same build; pointers are .u64.
+var cParamTypes = map[string]string{
+	"bool": ".u8", "char": ".s8", "signed char": ".s8", "unsigned char": ".u8", "char8_t": ".u8",
+	"short": ".s16", "unsigned short": ".u16", "int": ".s32", "unsigned int": ".u32",
+	"wchar_t": ".s32", "char32_t": ".u32", "long": ".s64", "unsigned long": ".u64",
+	"long long": ".s64", "unsigned long long": ".u64",
 }
 
 // maxBlockThreads is CUDA's limit on the threads of a block (every compute

@@ -63,6 +63,9 @@ func TestCheckLaunchArgTypes(t *testing.T) {
 		{Name: "n", Type: ".u32"}, {Name: "s", Type: ".s32"}, {Name: "h", Type: ".u16"},
 		{Name: "q", Type: ".u64"}, {Name: "b", Type: ".b8"}, {Name: "f", Type: ".f32"},
 		{Name: "a", Type: ".align 8 .b8", Array: 16}, {Name: "p", Type: ".u64 .ptr .global .align 1"},
+		// SASS parameters, typed from the mangled name (isa.MangledParams).
+		{Name: "ci", Type: "int"}, {Name: "cu", Type: "unsigned int"}, {Name: "cp", Type: "const float*"},
+		{Name: "cf", Type: "float"}, {Name: "cl", Type: "long long"},
 	}}
 	for _, tc := range []struct {
 		name string
@@ -80,6 +83,9 @@ func TestCheckLaunchArgTypes(t *testing.T) {
 		{"f", 1, "has type .f32, not an integer"},
 		{"a", 1, "an array of 16 .align 8 .b8, not an integer"},
 		{"p", 1 << 40, ""},
+		{"ci", -1, ""}, {"ci", 2147483647, ""}, {"ci", 2147483648, "of type int (-2147483648 to 2147483647)"},
+		{"cu", 4294967295, ""}, {"cu", 4294967296, "of type unsigned int"},
+		{"cp", 1 << 40, ""}, {"cf", 1, "has type float, not an integer"}, {"cl", -1 << 62, ""},
 	} {
 		err := checkLaunchArgs(pass.Launch{Args: map[string]int64{tc.name: tc.v}}, []*isa.Func{fn})
 		switch {

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
+	"github.com/gpuwcet/gpuwcet/cfg/sass"
+)
+
+// sassPreset is the SASS description analyze uses for a corpus
+// architecture in these tests: a built-in, or for sm_52 and sm_62 (no
+// preset) sass-sm61 extended with the architecture (Maxwell and Pascal
+// share the opcode map; the figures do not matter to these tests).
+func sassPreset(t *testing.T, arch string) string {
+	switch arch {
+	case "sm_70":
+		return "sass-sm70"
+	case "sm_80":
+		return "sass-sm86"
+	case "sm_87":
+		return "sass-sm87"
+	case "sm_90":
+		return "sass-sm90"
+	case "sm_52", "sm_62":
+		path := filepath.Join(t.TempDir(), arch+".toml")
+		desc := fmt.Sprintf("name = \"test-%s\"\nextends = \"sass-sm61\"\narch = %q\nsource = \"sass-sm61 for the control-flow tests of sass_calls_test.go\"\n", arch, arch)
+		if err := os.WriteFile(path, []byte(desc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	t.Fatalf("no description for %s", arch)
+	return ""
+}
+
+// analyzeJSON is the part of analyze's JSON report these tests read.
+type analyzeJSON struct {
+	Kernels []struct {
+		Name         string `json:"name"`
+		BoundCycles  int64  `json:"bound_cycles"`
+		InlinedCalls bool   `json:"inlined_calls"`
+		Loops        []struct {
+			Key    string `json:"key"`
+			Max    int64  `json:"max"`
+			Source string `json:"source"`
+		} `json:"loops"`
+	} `json:"kernels"`
+	Diagnostics []struct {
+		Rule    string `json:"rule"`
+		Level   string `json:"level"`
+		Message string `json:"message"`
+	} `json:"diagnostics"`
+	Errors []string `json:"errors"`
+}
+
+// callsDevice reports whether fn calls a function defined in f.
+func callsDevice(f *isa.File, fn *isa.Func) bool {
+	for _, in := range fn.Instrs {
+		if in.Kind == isa.KindCall && len(in.Targets) == 1 {
+			if g := f.Func(in.Targets[0]); g != nil && !g.Decl {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// analyzeSASS runs gpuwcet analyze on one kernel of a SASS listing with
+// the launch of the manifest, and decodes its JSON report.
+func analyzeSASS(t *testing.T, path, arch string, k *cfgtest.Kernel, l cfgtest.Launch) (*analyzeJSON, int, string) {
+	t.Helper()
+	args := []string{"gpuwcet", "analyze", "--hw", sassPreset(t, arch), "--kernel", "^" + regexp.QuoteMeta(k.Symbol) + "$", "--format", "json"}
+	args = append(args, l.Flags(k)...)
+	args = append(args, path)
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	var j analyzeJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("%v: exit %d: report: %v\n%s", args, code, err, errb.String())
+	}
+	return &j, code, errb.String()
+}
+
+// TestAnalyzeSASSDeviceCalls runs analyze on every kernel of the kernel
+// corpus whose SASS listing calls a device function (ptxas puts the
+// callee in the kernel's own code section: cfg/sass splits it off), with
+// the first launch of the manifest. Each must be analysed through
+// cfg.Inline: bounded with its calls inlined, or not bounded for a reason
+// other than its calls (a loop the value analysis does not bound).
+func TestAnalyzeSASSDeviceCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kernel corpus: skipped in -short mode")
+	}
+	c := cfgtest.Open(t)
+	dir := t.TempDir()
+	type tally struct{ kernels, bounded int }
+	per := map[string]*tally{}
+	callWords := []string{"whose code is not in the input", "no known target", "indirect call", "recursive", "guarded call"}
+	for _, l := range c.Listings() {
+		src, err := l.SASS()
+		if err != nil {
+			continue
+		}
+		f, err := sass.ParseFile(token.NewFileSet(), l.SASSPath(), src, sass.AllErrors)
+		if err != nil {
+			continue // sm_90 listings without text for some instructions: TestKernelCorpusListings
+		}
+		var ks []*cfgtest.Kernel
+		for _, k := range c.KernelsOf(l.Source) {
+			if fn := f.Func(k.Symbol); fn != nil && callsDevice(f, fn) {
+				ks = append(ks, k)
+			}
+		}
+		if len(ks) == 0 {
+			continue
+		}
+		path := filepath.Join(dir, strings.ReplaceAll(l.String(), "/", "-")+".sass")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tl := per[l.Config.String()]
+		if tl == nil {
+			tl = &tally{}
+			per[l.Config.String()] = tl
+		}
+		for _, k := range ks {
+			j, code, stderr := analyzeSASS(t, path, l.Config.Arch, k, k.Launch[0])
+			tl.kernels++
+			for _, w := range callWords {
+				if strings.Contains(stderr, w) {
+					t.Errorf("%s: %s: refused for its calls (exit %d): %s", l, k.Name, code, stderr)
+				}
+			}
+			switch code {
+			case 0:
+				tl.bounded++
+				if len(j.Kernels) != 1 || !j.Kernels[0].InlinedCalls {
+					t.Errorf("%s: %s: bounded, but the report does not say its calls were inlined", l, k.Name)
+				}
+			case 2:
+				for _, d := range j.Diagnostics {
+					if d.Level == "error" && d.Rule != "unbounded-loop" && d.Rule != "irreducible-loop" {
+						t.Errorf("%s: %s: not bounded for %s: %s", l, k.Name, d.Rule, d.Message)
+					}
+				}
+			default:
+				t.Errorf("%s: %s: exit %d: %s", l, k.Name, code, stderr)
+			}
+		}
+	}
+	var names []string
+	for n := range per {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	total, bounded := 0, 0
+	for _, n := range names {
+		t.Logf("%-15s %3d kernels with device calls, %3d bounded", n, per[n].kernels, per[n].bounded)
+		total += per[n].kernels
+		bounded += per[n].bounded
+	}
+	t.Logf("all: %d kernels with device calls, %d bounded", total, bounded)
+	if total == 0 {
+		t.Fatal("no SASS listing of the corpus calls a device function")
+	}
+}
+
+// TestAnalyzeSASSDeviceLoopBounded: the loop of row_sum, a __noinline__
+// device function of devfn.cu, strides over a row by the block size. In
+// the SASS of clang -O1 and -O2 (sm_52, sm_70, sm_80) ptxas places
+// row_sum in row_sums's code section and calls it with CAL or
+// CALL.REL.NOINC; its loop must be bounded per call context (the
+// arguments reach it in registers: the clamped length in one, the thread
+// index and the block size in others), for every launch of the manifest,
+// by at least the source's trip count (the listing loop is the whole
+// source loop: tested at the top, not unrolled, so a sound bound of its
+// header count is at least the trip count).
+func TestAnalyzeSASSDeviceLoopBounded(t *testing.T) {
+	c := cfgtest.Open(t)
+	k := c.Kernel("row_sums")
+	if k == nil {
+		t.Fatal("row_sums is not in the manifest")
+	}
+	var trip *cfgtest.TripExpr
+	for _, kl := range k.Loops() {
+		if !kl.Loop.Func.Kernel {
+			trip = kl.Trip.Expr
+		}
+	}
+	if trip == nil {
+		t.Fatal("row_sums: no device-function loop in the manifest")
+	}
+	for _, cfgName := range []string{"clang-O1-sm_52", "clang-O1-sm_80", "clang-O2-sm_52", "clang-O2-sm_70", "clang-O2-sm_80"} {
+		var conf cfgtest.Config
+		if _, err := fmt.Sscanf(strings.ReplaceAll(cfgName, "-", " "), "%s %s %s", &conf.Compiler, &conf.Opt, &conf.Arch); err != nil {
+			t.Fatal(err)
+		}
+		l := c.Listing(conf, k.Source)
+		src, err := l.SASS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "devfn.sass")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, launch := range k.Launch {
+			want, err := launch.Max(trip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, code, stderr := analyzeSASS(t, path, conf.Arch, k, launch)
+			if code != 0 || len(j.Kernels) != 1 {
+				t.Errorf("%s %s: exit %d: %s", cfgName, launch, code, stderr)
+				continue
+			}
+			kr := j.Kernels[0]
+			n := 0
+			for _, lp := range kr.Loops {
+				if !strings.Contains(lp.Key, "$"+k.Symbol+"$L_0x") {
+					continue // a loop of the kernel's own code
+				}
+				n++
+				if lp.Source != "derived" || lp.Max < want {
+					t.Errorf("%s %s: device-function loop %s: bound %d (%s), want at least the trip count %d", cfgName, launch, lp.Key, lp.Max, lp.Source, want)
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s %s: %d device-function loops in the report, want 1 (row_sum's)", cfgName, launch, n)
+			}
+		}
+	}
+}
