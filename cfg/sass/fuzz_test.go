@@ -11,7 +11,8 @@ import (
 )
 
 // FuzzParseFile checks that no input panics the parser or the CFG builder,
-// and that a listing parsed without errors yields CFGs that pass Check.
+// and that a listing parsed without errors yields CFGs that pass Check,
+// also once its device calls are inlined (cfg.Inline).
 // Seeds: the golden inputs.
 func FuzzParseFile(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
@@ -45,6 +46,19 @@ func FuzzParseFile(f *testing.F) {
 			}
 			if err := g.Check(); err != nil {
 				t.Fatalf("Check(%s): %v\n%s", fn.Name, err, src)
+			}
+			// Device calls (split off by splitCalls) inline into a
+			// function whose graph is as sound.
+			inl, info, err := cfg.Inline(file, fn)
+			if err != nil || info == nil {
+				continue
+			}
+			ig, err := cfg.Build(fset, inl)
+			if err != nil {
+				t.Fatalf("cfg.Build(%s inlined): %v\n%s", fn.Name, err, src)
+			}
+			if err := ig.Check(); err != nil {
+				t.Fatalf("Check(%s inlined): %v\n%s", fn.Name, err, src)
 			}
 		}
 	})
