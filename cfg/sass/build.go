@@ -41,12 +41,14 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 
 	// Kind.
 	targetOp := -1 // operand that names a code address
+	condBeyondGuard := false
 	switch {
 	case cl.mem.kind != 0:
 		in.Kind, in.Space = cl.mem.kind, cl.mem.space
 	case op == "BRA":
 		in.Kind = isa.KindBranch
 		targetOp = lastTarget(parsed)
+		condBeyondGuard = targetOp >= 0 && branchCondition(in, parsed, targetOp)
 	case op == "BRX" || op == "BRXU" || op == "JMX" || op == "JMXU":
 		in.Kind = isa.KindIndirectBranch
 		if indirectCall {
@@ -105,9 +107,23 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 
 	// Targets.
 	st := p.cur
+	if condBeyondGuard {
+		// Conditions beyond the guard: "@P0 BRA P1, L" is taken when
+		// P0 and P1 hold, BRA.DIV/BRA.CONV when the warp is (not)
+		// converged, "BRA CC.NEU, L" on the condition code. The IR's
+		// branch condition is its guard alone, so every consumer would
+		// read the wrong condition (per-warp resolution on P0 alone, a
+		// loop's exit test on P0 alone, a uniform branch where P1
+		// varies). It is an indirect branch to the label and, unless
+		// guarded (then the guard's fall-through), to the next
+		// instruction: a two-way branch whose condition reads every
+		// register it uses (warp-uniform for BRA.DIV and BRA.CONV,
+		// which read none).
+		in.Kind = isa.KindIndirectBranch
+	}
 	if targetOp >= 0 {
 		o := &parsed[targetOp]
-		isTarget := in.Kind == isa.KindBranch || in.Kind == isa.KindCall
+		isTarget := in.Kind == isa.KindBranch || in.Kind == isa.KindCall || condBeyondGuard
 		if o.Kind == isa.OpImm {
 			v, err := strconv.ParseUint(strings.TrimPrefix(o.Text, "0x"), 16, 63)
 			if err != nil || !strings.HasPrefix(o.Text, "0x") {
@@ -127,6 +143,9 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 		} else {
 			st.refs = append(st.refs, ref{in: in, label: o.Text, pos: poss[targetOp], target: isTarget, opIdx: targetOp, opText: o.Text})
 		}
+	}
+	if condBeyondGuard && in.Guard.Reg == "" {
+		st.refs = append(st.refs, ref{in: in, next: true, pos: opPos, target: true, opIdx: -1})
 	}
 	if len(noteTargets) > 0 {
 		switch {
@@ -207,6 +226,31 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 			k--
 		}
 	}
+}
+
+// branchCondition reports whether the BRA in (operands parsed, the target
+// at index t) has a condition beyond its guard: a predicate or condition
+// code operand other than PT (Volta and later: "BRA P1, L", "BRA !P2, L";
+// Kepler to Pascal: "BRA CC.NEU, L"), or the .DIV and .CONV forms (taken
+// when the warp is divergent, or converged, over the mask operand ~URZ).
+func branchCondition(in *isa.Instr, ops []isa.Operand, t int) bool {
+	if in.HasMod("DIV") || in.HasMod("CONV") {
+		return true
+	}
+	for k, o := range ops {
+		if k == t {
+			continue
+		}
+		switch {
+		case o.Kind == isa.OpSpecial && len(o.Regs) > 0: // CC.NEU
+			return true
+		case o.Kind == isa.OpReg && len(o.Regs) > 0: // P1, !UP0
+			return true
+		case o.Kind == isa.OpReg && o.Neg: // !PT: never taken
+			return true
+		}
+	}
+	return false
 }
 
 func isPredOperand(o isa.Operand, text string) bool {

@@ -92,6 +92,7 @@ type ref struct {
 	off    int64
 	pos    token.Pos
 	target bool // add to in.Targets (otherwise only resolve the operand)
+	next   bool // the instruction after in (label and off unused)
 	opIdx  int  // index of the OpLabel operand, -1 if none
 	opText string
 }
@@ -561,7 +562,19 @@ func (p *parser) endFunc(pos token.Pos) {
 	p.descriptorRegs(fn)
 	for _, r := range st.refs {
 		name := r.label
-		if name == "" {
+		if r.next {
+			// The fall-through of a branch whose condition the IR
+			// cannot state (build.go, "Conditions beyond the guard").
+			idx := r.in.Index + 1
+			name = fmt.Sprintf(".L_next_%d", idx)
+			if idx < len(fn.Instrs) && fn.Instrs[idx].Offset >= 0 {
+				name = offLabel(fn.Instrs[idx].Offset)
+			}
+			if old, dup := fn.Labels[name]; dup && old != idx {
+				p.errorf(r.pos, "label %s names two instructions", name)
+			}
+			fn.Labels[name] = idx
+		} else if name == "" {
 			idx, ok := p.indexOf(st, r.off)
 			if !ok {
 				p.errorf(r.pos, "%s: target 0x%x is not the address of an instruction of %s", r.in.Opcode, r.off, fn.Name)
