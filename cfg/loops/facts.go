@@ -307,12 +307,44 @@ func (f *Facts) Check(file *isa.File, sha string) error {
 		return &ChecksumError{File: f.File, Want: f.SHA256, Have: sha}
 	}
 	var errs isa.ErrorList
+	var called map[string]bool
 	for _, k := range f.Kernels {
-		if fn := file.Func(k.Name); fn == nil || fn.Decl {
+		fn := file.Func(k.Name)
+		switch {
+		case fn == nil || fn.Decl:
 			errs.Addf(k.Pos, "no function %s in %s (it has %s)", k.Name, file.Name, funcNames(file))
+		case !fn.Entry:
+			if called == nil {
+				called = calledFromKernels(file)
+			}
+			if !called[fn.Name] {
+				errs.Addf(k.Pos, "device function %s is called by no kernel of %s: its facts would bound nothing", k.Name, file.Name)
+			}
 		}
 	}
 	return errs.Err()
+}
+
+// calledFromKernels returns the functions a kernel of file calls, directly
+// or not.
+func calledFromKernels(file *isa.File) map[string]bool {
+	cg := cfg.BuildCallGraph(file)
+	seen := map[string]bool{}
+	var visit func(n *cfg.CallNode)
+	visit = func(n *cfg.CallNode) {
+		for _, e := range n.Out {
+			if !seen[e.Callee.Name] {
+				seen[e.Callee.Name] = true
+				visit(e.Callee)
+			}
+		}
+	}
+	for _, n := range cg.Nodes {
+		if n.Func != nil && n.Func.Entry {
+			visit(n)
+		}
+	}
+	return seen
 }
 
 func funcNames(file *isa.File) string {
@@ -328,41 +360,18 @@ func funcNames(file *isa.File) string {
 	return strings.Join(ns, ", ")
 }
 
-// apply sets the annotated bounds of g's function in r.
-func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env) ([]Problem, error) {
+// apply sets the annotated bounds of g's function in r: the facts of
+// each device function inlined into it (callees: their names) apply to
+// every copy of its loops, then the function's own entry (its loops, and
+// a copy named by its prefixed label or line: a context's fact replaces
+// the device function's). A fact naming no loop is an error.
+func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env, callees []string) ([]Problem, error) {
 	if sha != f.SHA256 {
 		return nil, &ChecksumError{File: f.File, Want: f.SHA256, Have: sha}
 	}
-	kf := f.Kernel(g.Func.Name)
-	if kf == nil {
-		return nil, nil
-	}
-	params := map[string]bool{}
-	for _, p := range g.Func.Params {
-		params[p.Name] = true
-	}
 	var errs isa.ErrorList
 	var probs []Problem
-	used := map[*LoopBound]token.Position{}
-	for _, lf := range kf.Loops {
-		var lb *LoopBound
-		switch {
-		case lf.Key.Label != "":
-			lb = r.ByLabel(lf.Key.Label)
-		case lf.Key.Line > 0:
-			lb = r.ByLine(lf.Key.Line)
-		case lf.Key.Offset >= 0:
-			lb = r.ByOffset(lf.Key.Offset)
-		}
-		if lb == nil {
-			errs.Addf(lf.Pos, "kernel %s has no loop with %s (its loops: %s)", kf.Name, lf.Key, loopList(r))
-			continue
-		}
-		if p, ok := used[lb]; ok {
-			errs.Addf(lf.Pos, "loop %s of kernel %s already has a fact at line %d", lb.Key, kf.Name, p.Line)
-			continue
-		}
-		used[lb] = lf.Pos
+	setFact := func(lb *LoopBound, lf *LoopFact, entry string, params map[string]bool, names string) {
 		if lf.Persistent || lf.Handshake {
 			src, why := PersistentItem, "the persistent kernel's item loop: 2 header executions give one item between two handshakes"
 			if lf.Handshake {
@@ -372,33 +381,29 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env) ([]Problem, 
 				why += "; " + lf.Why
 			}
 			lb.Bound = &Bound{Max: 2, Expr: "2", Source: src, Why: why, Pos: lf.Pos}
-			continue
+			return
 		}
 		if lf.Open {
 			lb.Bound = nil
 			lb.Why = whyOpen
 			probs = append(probs, Problem{Pos: lf.MaxPos, Category: CategoryOpenFact,
-				Message: fmt.Sprintf("%s: loop %s of %s (%s) has max = \"?\": give its bound", lf.MaxPos, lb.Key, kf.Name, lb.Pos)})
-			continue
+				Message: fmt.Sprintf("%s: loop %s of %s (%s) has max = \"?\": give its bound", lf.MaxPos, lf.Key, entry, lb.Pos)})
+			return
 		}
-		bad := false
 		for _, v := range lf.Max.Vars() {
 			if !isDim(v) && !params[v] {
-				errs.Addf(lf.MaxPos, "max %s: %q is neither a launch dimension nor a parameter of %s (%s)", lf.Max, v, kf.Name, paramList(g.Func))
-				bad = true
+				errs.Addf(lf.MaxPos, "max %s: %q is neither a launch dimension nor a parameter of %s (%s)", lf.Max, v, entry, names)
+				return
 			}
-		}
-		if bad {
-			continue
 		}
 		v, err := lf.Max.Eval(env)
 		if err != nil {
 			errs.Addf(lf.MaxPos, "max %s: %v", lf.Max, err)
-			continue
+			return
 		}
 		if v < 0 {
 			errs.Addf(lf.MaxPos, "max %s is negative (%d) at this launch configuration", lf.Max, v)
-			continue
+			return
 		}
 		why := lf.Why
 		if lf.By != "" {
@@ -407,7 +412,97 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env) ([]Problem, 
 		lb.Bound = &Bound{Max: v, Expr: lf.Max.String(), Source: Annotated, Why: why, Pos: lf.MaxPos}
 		if lb.Derived != nil && v < lb.Derived.Max {
 			probs = append(probs, Problem{Pos: lf.MaxPos, Category: CategoryLowFact, Warning: true,
-				Message: fmt.Sprintf("%s: the annotated bound %d of loop %s of %s is below its derived bound %d (%s): the annotation is used; check it", lf.MaxPos, v, lb.Key, kf.Name, lb.Derived.Max, lb.Derived.Expr)})
+				Message: fmt.Sprintf("%s: the annotated bound %d of loop %s of %s is below its derived bound %d (%s): the annotation is used; check it", lf.MaxPos, v, lf.Key, entry, lb.Derived.Max, lb.Derived.Expr)})
+		}
+	}
+	// once: a loop has at most one fact per entry.
+	once := func(used map[*LoopBound]token.Position, lb *LoopBound, lf *LoopFact, entry string) bool {
+		if p, ok := used[lb]; ok {
+			errs.Addf(lf.Pos, "loop %s of %s already has a fact at line %d", lf.Key, entry, p.Line)
+			return false
+		}
+		used[lb] = lf.Pos
+		return true
+	}
+	// Device functions: their own keys, every copy.
+	for _, name := range callees {
+		kf := f.Kernel(name)
+		if kf == nil {
+			continue
+		}
+		used := map[*LoopBound]token.Position{}
+		for _, lf := range kf.Loops {
+			var ms []*LoopBound
+			var keys []string
+			seen := map[string]bool{}
+			for _, lb := range r.Loops {
+				if lb.Callee == nil || lb.Callee.Name != name {
+					continue
+				}
+				if k := lb.CalleeKey.String(); !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+				if lf.Key.matches(lb.CalleeKey) {
+					ms = append(ms, lb)
+				}
+			}
+			if len(ms) == 0 {
+				if len(keys) == 0 {
+					keys = []string{"none"}
+				}
+				errs.Addf(lf.Pos, "device function %s has no loop with %s (its loops: %s)", name, lf.Key, strings.Join(keys, "; "))
+				continue
+			}
+			for _, lb := range ms {
+				if once(used, lb, lf, name) {
+					setFact(lb, lf, "device function "+name, nil, "only launch dimensions: a device function's parameters differ between its calls")
+				}
+			}
+		}
+	}
+	kf := f.Kernel(g.Func.Name)
+	if kf == nil {
+		if len(errs) > 0 {
+			errs.Sort()
+			return nil, errs
+		}
+		return probs, nil
+	}
+	params := map[string]bool{}
+	for _, p := range g.Func.Params {
+		params[p.Name] = true
+	}
+	used := map[*LoopBound]token.Position{}
+	for _, lf := range kf.Loops {
+		var ms []*LoopBound
+		switch {
+		case lf.Key.Label != "":
+			if lb := r.ByLabel(lf.Key.Label); lb != nil {
+				ms = append(ms, lb)
+			}
+		case lf.Key.Line > 0:
+			// A line of a device function names each of its copies.
+			for _, lb := range r.Loops {
+				if lb.Key.Line == lf.Key.Line {
+					ms = append(ms, lb)
+				}
+			}
+		case lf.Key.Offset >= 0:
+			for _, lb := range r.Loops {
+				if lb.Callee == nil && lb.Key.Offset >= 0 && lb.Key.Offset == lf.Key.Offset {
+					ms = append(ms, lb)
+				}
+			}
+		}
+		if len(ms) == 0 {
+			errs.Addf(lf.Pos, "kernel %s has no loop with %s (its loops: %s)", kf.Name, lf.Key, loopList(r))
+			continue
+		}
+		for _, lb := range ms {
+			if once(used, lb, lf, kf.Name) {
+				setFact(lb, lf, kf.Name, params, paramList(g.Func))
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -415,6 +510,19 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env) ([]Problem, 
 		return nil, errs
 	}
 	return probs, nil
+}
+
+// matches reports whether the fact's key k names the loop whose key is l.
+func (k LoopKey) matches(l LoopKey) bool {
+	switch {
+	case k.Label != "":
+		return k.Label == l.Label
+	case k.Line > 0:
+		return k.Line == l.Line
+	case k.Offset >= 0:
+		return l.Offset >= 0 && k.Offset == l.Offset
+	}
+	return false
 }
 
 func loopList(r *Result) string {

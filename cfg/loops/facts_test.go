@@ -132,10 +132,10 @@ func TestFactsApply(t *testing.T) {
 func TestTemplateGolden(t *testing.T) {
 	txtar.Golden(t, "testdata/golden/*.txtar", func(t *testing.T, a *txtar.Archive) map[string][]byte {
 		src := a.Input(t, "input.ptx")
-		_, gs := graphs(t, "input.ptx", src)
+		file, gs := graphs(t, "input.ptx", src)
 		var out bytes.Buffer
 		sha := SHA256(src)
-		if err := WriteTemplate(&out, "input.ptx", sha, gs); err != nil {
+		if err := WriteTemplate(&out, "input.ptx", sha, file); err != nil {
 			t.Fatal(err)
 		}
 		f, err := DecodeFacts("template.toml", out.Bytes())

@@ -74,6 +74,30 @@ type LoopBound struct {
 	Why string
 	// Release is the release point the loop is (a timer spin loop), or nil.
 	Release *release.Point
+
+	// Callee is the device function the loop belongs to when its header
+	// is in an inlined call (the innermost one), nil for the function's
+	// own loop. CalleeKey names the loop in that function (the key of a
+	// [[kernel]] entry naming the device function: its own label, line
+	// or offset), and Calls are the call instructions the copy stands
+	// for, outermost first (its context).
+	Callee    *isa.Func
+	CalleeKey LoopKey
+	Calls     []*isa.Instr
+}
+
+// Where names the loop for messages: "loop KEY of F", or for a loop of
+// an inlined device function "loop KEY of device function F (called at
+// POS, ...)" with its own key in that function.
+func (lb *LoopBound) Where(fn string, pos func(token.Pos) token.Position) string {
+	if lb.Callee == nil {
+		return fmt.Sprintf("loop %s of %s", lb.Key, fn)
+	}
+	var at []string
+	for _, c := range lb.Calls {
+		at = append(at, pos(c.Pos).String())
+	}
+	return fmt.Sprintf("loop %s of device function %s (called from %s at %s)", lb.CalleeKey, lb.Callee.Name, fn, strings.Join(at, ", then "))
 }
 
 // LoopKey is how a facts file names a loop: by the first label of its
@@ -280,8 +304,10 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 	derivs := Derive(f)
 	var errs []error
 	evalErr := map[*LoopBound]error{}
+	inl := f.Inlined
 	for i, l := range g.Loops {
 		lb := &LoopBound{Loop: l, Header: l.Header, Key: keyOf(g, l), Pos: pos(l.Header.Pos())}
+		lb.Callee, lb.CalleeKey, lb.Calls = calleeOf(inl, l, lb.Key)
 		r.Loops = append(r.Loops, lb)
 		r.byBlock[l.Header] = lb
 		if len(l.Header.Instrs) > 0 {
@@ -317,7 +343,17 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 	}
 	var factProblems []Problem
 	if facts != nil {
-		ps, err := facts.apply(r, g, fileSHA, env)
+		var callees []string
+		if inl != nil {
+			seen := map[string]bool{}
+			for _, c := range inl.Copies {
+				if !seen[c.Callee.Name] {
+					seen[c.Callee.Name] = true
+					callees = append(callees, c.Callee.Name)
+				}
+			}
+		}
+		ps, err := facts.apply(r, g, fileSHA, env, callees)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -334,11 +370,25 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 		return nil, errors.Join(errs...)
 	}
 	hint := TemplateHint(fileName)
+	// One diagnostic per loop of the listing: the copies of a device
+	// function's loop in several calls are one loop, with its calls.
+	seen := map[token.Position]int{}
 	for _, lb := range r.Loops {
-		if lb.Bound == nil && !lb.open() {
-			r.Problems = append(r.Problems, Problem{Pos: lb.Pos, Category: CategoryUnbounded,
-				Message: fmt.Sprintf("%s: loop %s of %s is not bounded: %s; give its bound in a facts file (%s) with --facts", lb.Pos, lb.Key, g.Func.Name, lb.Why, hint)})
+		if lb.Bound != nil || lb.open() {
+			continue
 		}
+		if k, ok := seen[lb.Pos]; ok && lb.Callee != nil {
+			p := &r.Problems[k]
+			var at []string
+			for _, c := range lb.Calls {
+				at = append(at, pos(c.Pos).String())
+			}
+			p.Message = strings.Replace(p.Message, ") is not bounded", "; and at "+strings.Join(at, ", then ")+") is not bounded", 1)
+			continue
+		}
+		seen[lb.Pos] = len(r.Problems)
+		r.Problems = append(r.Problems, Problem{Pos: lb.Pos, Category: CategoryUnbounded,
+			Message: fmt.Sprintf("%s: %s is not bounded: %s; give its bound in a facts file (%s) with --facts", lb.Pos, lb.Where(g.Func.Name, pos), lb.Why, hint)})
 	}
 	for _, reg := range g.Irreducible {
 		p := pos(reg.Entries[0].Pos())
@@ -439,6 +489,13 @@ func run(p *pass.Pass) (any, error) {
 		}
 		facts = f
 		sha, _ = p.Inputs[ListingSHAInput].(string)
+		// The whole file: a fact for a function that does not exist, or
+		// for a device function no kernel calls, bounds nothing.
+		if p.File != nil {
+			if err := facts.Check(p.File, sha); err != nil {
+				return nil, err
+			}
+		}
 	}
 	r, err := ComputeValues(vf, p.Launch, facts, sha)
 	if err != nil {
@@ -484,6 +541,9 @@ func Format(w io.Writer, r *Result) error {
 	fmt.Fprintf(&b, "loops %s\n", r.Func.Name)
 	for _, lb := range r.Loops {
 		fmt.Fprintf(&b, "  %s depth %d [%s]: ", lb.Header, lb.Loop.Depth, lb.Key)
+		if lb.Callee != nil {
+			fmt.Fprintf(&b, "(device function %s, its %s) ", lb.Callee.Name, lb.CalleeKey)
+		}
 		if lb.Bound == nil {
 			fmt.Fprintf(&b, "unbounded: %s\n", lb.Why)
 			continue

@@ -8,9 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gpuwcet/gpuwcet/cfg"
-	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
+	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
 func factsCommand() *cli.Command {
@@ -31,7 +30,10 @@ func factsTemplateCommand() *cli.Command {
 		Description: `Writes to standard output (or --output) a facts file for FILE: its SHA-256,
 its kernels and, per loop, the key (header label, or line), its position and
 max = "?" when no bound is derived; derived bounds are listed commented out,
-for review.`,
+for review. The loops of a device function are listed once, under the device
+function's name and by its own keys, with one comment per call (kernel,
+position, bound or reason); a fact there bounds every call. The loops are
+those analyze sees: each kernel with its device calls inlined.`,
 		Flags: []cli.Flag{
 			inputFormatFlag, maxInputFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output", Category: catOutput},
@@ -44,13 +46,12 @@ for review.`,
 			if err := checkOutputs([]outputPath{{"output", c.String("output")}}, []string{path}); err != nil {
 				return err
 			}
-			file, sha, graphs, err := factsLoad(c, path)
+			file, sha, err := loadFileSHA(c, path)
 			if err != nil {
 				return err
 			}
-			_ = file
 			var out bytes.Buffer
-			if err := loops.WriteTemplate(&out, path, sha, graphs); err != nil {
+			if err := loops.WriteTemplate(&out, path, sha, file); err != nil {
 				return withCode(ExitBadInput, err)
 			}
 			if o := c.String("output"); o != "" {
@@ -69,7 +70,7 @@ func factsCheckCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Description: `Derives the loop bounds of every kernel of FILE, applies --facts, evaluates
 the bounds at the launch configuration (--block, --grid, --arg) and prints one
-line per loop. Exit code 1 for bad input (a checksum mismatch, a fact naming
+line per loop, by the loops pass analyze runs (the same bounds). Exit code 1 for bad input (a checksum mismatch, a fact naming
 no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 		Flags: []cli.Flag{
 			inputFormatFlag, maxInputFlag,
@@ -85,7 +86,7 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 				return withCode(ExitBadInput, fmt.Errorf("facts check: %w", err))
 			}
 			path := c.Args().First()
-			file, sha, graphs, err := factsLoad(c, path)
+			file, sha, err := loadFileSHA(c, path)
 			if err != nil {
 				return err
 			}
@@ -94,26 +95,33 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 					return withCode(ExitBadInput, fmt.Errorf("facts check: %w", err))
 				}
 			}
-			var facts *loops.Facts
+			inputs := map[string]any{loops.ListingSHAInput: sha}
 			if fp := c.String("facts"); fp != "" {
-				facts, err = loops.LoadFacts(fp)
+				facts, err := loops.LoadFacts(fp)
 				if err != nil {
 					return withCode(ExitBadInput, err)
 				}
-				if err := facts.Check(file, sha); err != nil {
-					return withCode(ExitBadInput, err)
-				}
+				inputs[loops.FactsInput] = facts
+			}
+			// The loops pass, as analyze runs it: each kernel with its
+			// device calls inlined.
+			res, err := pass.Run([]*pass.Analyzer{loops.Analyzer}, file, pass.Options{Launch: launch, Inputs: inputs})
+			if err != nil {
+				return withCode(ExitBadInput, err)
 			}
 			var out bytes.Buffer
 			var unbounded []string
-			for _, g := range graphs {
-				if !g.Func.Entry {
+			var bad []error
+			for _, fn := range res.Funcs {
+				if !fn.Entry {
 					continue
 				}
-				r, err := loops.Compute(g, launch, facts, sha)
-				if err != nil {
-					return withCode(ExitBadInput, err)
+				act := res.Get(loops.Analyzer, fn)
+				if act.Err != nil {
+					bad = append(bad, act.Err)
+					continue
 				}
+				r := act.Result.(*loops.Result)
 				if err := loops.Format(&out, r); err != nil {
 					return err
 				}
@@ -127,6 +135,9 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 					}
 				}
 			}
+			if len(bad) > 0 {
+				return withCode(ExitBadInput, firstDistinct(bad))
+			}
 			if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
 				return err
 			}
@@ -138,22 +149,16 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 	}
 }
 
-// factsLoad reads a listing, its SHA-256 and the graphs of its functions.
-func factsLoad(c *cli.Context, path string) (*isa.File, string, []*cfg.Graph, error) {
-	file, sha, err := loadFileSHA(c, path)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	var gs []*cfg.Graph
-	for _, fn := range file.Funcs {
-		if fn.Decl {
-			continue
+// firstDistinct joins errors, each distinct message once (a facts file's
+// error is the same for every kernel).
+func firstDistinct(errs []error) error {
+	var out []error
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if m := e.Error(); !seen[m] {
+			seen[m] = true
+			out = append(out, e)
 		}
-		g, err := cfg.Build(file.Fset, fn)
-		if err != nil {
-			return nil, "", nil, withCode(ExitBadInput, err)
-		}
-		gs = append(gs, g)
 	}
-	return file, sha, gs, nil
+	return errors.Join(out...)
 }

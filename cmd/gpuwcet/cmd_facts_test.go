@@ -41,3 +41,38 @@ func TestFactsCommand(t *testing.T) {
 		t.Errorf("open fact: exit %d:\n%s", code, out.String())
 	}
 }
+
+// TestFactsDeviceFunction: facts template lists a device function's loop
+// once under the device function; filled in, facts check and analyze bound
+// it alike in both kernels (one path: the loops pass); without it both
+// report the loop at its position in the device function (issue 9 item 14).
+func TestFactsDeviceFunction(t *testing.T) {
+	const listing = "../../cfg/loops/testdata/devfacts/devfacts.ptx"
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "f.toml")
+	var out bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "template", "-o", tmpl, listing}, &out, &out); code != 0 {
+		t.Fatalf("template: exit %d: %s", code, out.String())
+	}
+	src, _ := os.ReadFile(tmpl)
+	if !strings.Contains(string(src), "name = \"_Z4walkPKii\"") {
+		t.Fatalf("template without the device function:\n%s", src)
+	}
+	launch := []string{"--block", "64", "--arg", "_Z2k1PKiPii_param_2=5"}
+	for _, cmd := range [][]string{{"facts", "check"}, {"analyze", "--hw", "ecrts25-orin-200"}} {
+		out.Reset()
+		args := append(append(append([]string{"gpuwcet"}, cmd...), launch...), listing)
+		if code := run(args, &out, &out); code != 2 || !strings.Contains(out.String(), "devfacts.ptx:34:2") || !strings.Contains(out.String(), "device function _Z4walkPKii") {
+			t.Errorf("%v without facts: exit %d:\n%s", cmd, code, out.String())
+		}
+	}
+	filled := filepath.Join(dir, "filled.toml")
+	os.WriteFile(filled, []byte(strings.Replace(string(src), "max = \"?\"", "max = 17", 1)), 0o644)
+	for _, cmd := range [][]string{{"facts", "check"}, {"analyze", "--hw", "ecrts25-orin-200"}} {
+		out.Reset()
+		args := append(append(append(append([]string{"gpuwcet"}, cmd...), launch...), "--facts", filled), listing)
+		if code := run(args, &out, &out); code != 0 || strings.Count(out.String(), "max 17") != 2 {
+			t.Errorf("%v with facts: exit %d:\n%s", cmd, code, out.String())
+		}
+	}
+}
