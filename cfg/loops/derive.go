@@ -1764,6 +1764,12 @@ func (e *evaluator) modular(c *candidate) (int64, error) {
 	}
 	f := e.a.f
 	delta := f.Op(values.Sub, w, c.lim, r.start)
+	if values.Signed(sc, w) < 0 {
+		// Counting down by m = -s: S - K·m ≡ L, K·m ≡ S - L (the
+		// distance then reads as a small non-negative number).
+		delta = f.Op(values.Sub, w, r.start, c.lim)
+		sc = -sc & values.Mask(w)
+	}
 	t := bits.TrailingZeros64(sc)
 	mask := values.Mask(t)
 	inv := modInverse(sc>>uint(t), w-t)

@@ -91,7 +91,12 @@ func corpusLoops(t *testing.T, c *cfgtest.Corpus) []*corpusLoop {
 					}
 					fn := res.Funcs[0]
 					act := res.Get(Analyzer, fn)
-					u := res.Get(cfg.InlineAnalyzer, fn).Result.(*cfg.Unit)
+					ia := res.Get(cfg.InlineAnalyzer, fn)
+					if ia.Err != nil {
+						t.Errorf("%s %s %s: %v", lst, kind, k.Name, ia.Err)
+						break
+					}
+					u := ia.Result.(*cfg.Unit)
 					var r *Result
 					if act.Err == nil {
 						r = act.Result.(*Result)

@@ -97,7 +97,12 @@ func (lb *LoopBound) Where(fn string, pos func(token.Pos) token.Position) string
 	for _, c := range lb.Calls {
 		at = append(at, pos(c.Pos).String())
 	}
-	return fmt.Sprintf("loop %s of device function %s (called from %s at %s)", lb.CalleeKey, lb.Callee.Name, fn, strings.Join(at, ", then "))
+	return fmt.Sprintf("loop %s of %s (called from %s at %s)", lb.CalleeKey, calleeName(lb.Callee), fn, strings.Join(at, ", then "))
+}
+
+// calleeName names a device function.
+func calleeName(fn *isa.Func) string {
+	return "device function " + fn.Name
 }
 
 // LoopKey is how a facts file names a loop: by the first label of its
@@ -542,7 +547,7 @@ func Format(w io.Writer, r *Result) error {
 	for _, lb := range r.Loops {
 		fmt.Fprintf(&b, "  %s depth %d [%s]: ", lb.Header, lb.Loop.Depth, lb.Key)
 		if lb.Callee != nil {
-			fmt.Fprintf(&b, "(device function %s, its %s) ", lb.Callee.Name, lb.CalleeKey)
+			fmt.Fprintf(&b, "(%s, its %s) ", calleeName(lb.Callee), lb.CalleeKey)
 		}
 		if lb.Bound == nil {
 			fmt.Fprintf(&b, "unbounded: %s\n", lb.Why)

@@ -149,9 +149,9 @@ func WriteTemplate(w io.Writer, name, sha string, file *isa.File) error {
 		if fn.Decl || fn.Entry || len(m) == 0 {
 			continue
 		}
-		delete(dev, fn.Name)
-		fmt.Fprintf(&b, "\n# Device function %s: each loop once, by its key in %s; a fact here\n# bounds it in every call (a kernel's entry can bound one call by the\n# loop's label in that kernel, the device function's label with its call's prefix).\n", fn.Name, fn.Name)
-		fmt.Fprintf(&b, "[[kernel]]\nname = %s\n", strconv.Quote(fn.Name))
+		name := fn.Name
+		fmt.Fprintf(&b, "\n# Device function %s: each loop once, by its key in %s; a fact here\n# bounds it in every call (a kernel's entry can bound one call by the\n# loop's label in that kernel, the device function's label with its call's prefix).\n", name, name)
+		fmt.Fprintf(&b, "[[kernel]]\nname = %s\n", strconv.Quote(name))
 		var ls []*devLoop
 		for _, dl := range m {
 			ls = append(ls, dl)

@@ -1568,17 +1568,25 @@ func (d *sassDec) store() {
 // register), [0x10].
 func sassAddr(o isa.Operand) (base, hi string, off int64, ok bool) {
 	t := strings.TrimSpace(o.Text)
-	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") || len(o.Regs) > 2 {
+	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
 		return "", "", 0, false
 	}
 	t = strings.ReplaceAll(t[1:len(t)-1], " ", "")
-	if len(o.Regs) == 0 {
+	// The parser also lists the registers an instruction reads without
+	// naming them (a memory descriptor's uniform registers): the address
+	// is the first register, and its pair's high register when the next
+	// one follows it (R4, R5: a 64-bit address).
+	regs := o.Regs
+	if len(regs) == 0 || !strings.HasPrefix(t, regs[0]) {
+		if strings.ContainsAny(t, "RU") {
+			return "", "", 0, false
+		}
 		v, ok := parseInt(t)
 		return "", "", int64(v), ok
 	}
-	base = o.Regs[0]
-	if len(o.Regs) == 2 {
-		hi = o.Regs[1]
+	base = regs[0]
+	if n, ok := nextReg(base); ok && len(regs) >= 2 && regs[1] == n {
+		hi = regs[1]
 	}
 	if !strings.HasPrefix(t, base) {
 		return "", "", 0, false
