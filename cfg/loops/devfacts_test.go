@@ -143,3 +143,55 @@ func TestDeviceFunctionFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceFunctionFactsSASS: the SASS of the same file, whose device
+// functions the front end splits off each kernel's section
+// ($<kernel>$L_0x<addr>): the template lists each device loop under its
+// function; filled in, it bounds both kernels.
+func TestDeviceFunctionFactsSASS(t *testing.T) {
+	const path = "testdata/devfacts/devfacts.sass"
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := SHA256(src)
+	file, err := load.File(token.NewFileSet(), path, src, load.SASS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteTemplate(&out, path, sha, file); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := out.String()
+	if strings.Count(tmpl, "max = \"?\"") != 2 || strings.Count(tmpl, "# Device function $") != 2 {
+		t.Fatalf("template:\n%s", tmpl)
+	}
+	launch := pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{1, 1, 1}, Args: map[string]int64{"_Z2k1PKiPii_param_2": 5}}
+	for _, filled := range []bool{false, true} {
+		text := tmpl
+		if filled {
+			text = strings.ReplaceAll(tmpl, "max = \"?\"", "max = 17")
+		}
+		f, err := DecodeFacts("t.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: launch, Inputs: map[string]any{ListingSHAInput: sha, FactsInput: f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fn := range res.Funcs {
+			if !fn.Entry {
+				continue
+			}
+			act := res.Get(Analyzer, fn)
+			if act.Err != nil {
+				t.Fatal(act.Err)
+			}
+			if r := act.Result.(*Result); r.Bounded() != filled {
+				t.Errorf("filled %v: %s bounded %v: %v", filled, fn.Name, r.Bounded(), r.Problems)
+			}
+		}
+	}
+}
