@@ -175,9 +175,9 @@ func (il *inliner) body(out *isa.Func, src *isa.Func, prefix string, depth, pare
 				if il.file.Dialect == isa.DialectSASS {
 					// cuobjdump -sass prints a call to another section
 					// (nvcc -G, clang -O0 -g: device functions in
-					// sections of their own; vprintf) with the address
-					// its relocation fills in: 0x0.
-					msg += ": the listing does not name the callee (cuobjdump -sass prints the address a relocation fills in, 0x0); disassemble the cubin with nvdisasm, which names it"
+					// sections of their own: -rdc=true, -G; vprintf)
+					// with the address its relocation fills in: 0x0.
+					msg += ": the listing does not name the callee (cuobjdump -sass prints the address a relocation fills in, 0x0); list the cubin with cuobjdump -elf -sass (its relocation tables name the callee) or nvdisasm"
 				}
 				return &InlineError{Pos: il.pos(in.Pos), Unbounded: true, Msg: msg}
 			}

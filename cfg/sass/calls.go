@@ -48,6 +48,7 @@ func (p *parser) splitCalls(st *fnState) {
 		return
 	}
 	p.pretCalls(fn)
+	fromELF := p.elfCalls(st)
 	sp := &splitter{p: p, fn: fn, n: n, callTarget: map[int]int{}}
 	for i, in := range fn.Instrs {
 		if in.Kind != isa.KindCall || len(in.Targets) != 1 {
@@ -64,7 +65,7 @@ func (p *parser) splitCalls(st *fnState) {
 		sp.callTarget[i] = t
 	}
 	sp.mayReturn()
-	if st.header && fn.Entry && sp.returns[0] {
+	if st.header && fn.Entry && sp.returns[0] && !fromELF {
 		fn.Entry = false
 		p.warnf(fn.Pos, "%s: taken as a device function, not a kernel: its code returns (%s at %s), and a kernel ends with EXIT (cuobjdump does not mark kernels; nvdisasm does)",
 			fn.Name, fn.Instrs[sp.firstReturn(0)].Op(), offStr(fn.Instrs[sp.firstReturn(0)]))
@@ -387,6 +388,40 @@ func (sp *splitter) nameCalls(names map[int]string) {
 			}
 		}
 	}
+}
+
+// elfCalls applies the tables of a cuobjdump -elf dump (elf.go) to the
+// function of st: the symbol table says whether it is a kernel, and the
+// relocation table of its section names the callee of each call whose
+// address a relocation fills in (CALL.ABS.NOINC 0x0, JCAL 0x0). It
+// reports whether the symbol table holds the function.
+func (p *parser) elfCalls(st *fnState) bool {
+	if !p.elf.seen {
+		return false
+	}
+	fn := st.fn
+	sym, known := p.elf.syms[fn.Name]
+	if known && st.header {
+		fn.Entry = sym.entry
+	}
+	rel := p.elf.relocs[fn.Name]
+	for _, in := range fn.Instrs {
+		if in.Kind != isa.KindCall || len(in.Targets) > 0 || in.Offset < 0 {
+			continue
+		}
+		callee, ok := rel[in.Offset]
+		if !ok {
+			continue
+		}
+		in.Targets = []string{callee}
+		for k := range in.Srcs {
+			if o := &in.Srcs[k]; o.Kind == isa.OpImm {
+				o.Kind, o.Text = isa.OpLabel, callee
+				break
+			}
+		}
+	}
+	return known
 }
 
 // pretCalls makes a call of "PRET L; BRA T" where L is the instruction

@@ -140,6 +140,8 @@ type parser struct {
 	lastAnnPos token.Pos
 	inPair     bool
 
+	elf elfState // cuobjdump -elf tables (elf.go)
+
 	alloc // slabs and scratch buffers
 }
 
@@ -195,6 +197,9 @@ func (p *parser) line(start, end int) {
 		}
 		p.resourceLine(s)
 		return
+	}
+	if (p.elf.on || elfHeader(s)) && p.elfLine(pos, s) {
+		return // cuobjdump -elf: elf.go
 	}
 	if s == "" {
 		return

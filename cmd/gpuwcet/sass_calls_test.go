@@ -17,6 +17,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/sass"
+	"github.com/gpuwcet/gpuwcet/cfg/txtar"
 )
 
 // sassPreset is the SASS description analyze uses for a corpus
@@ -250,5 +251,60 @@ func TestAnalyzeSASSDeviceLoopBounded(t *testing.T) {
 				t.Errorf("%s %s: %d device-function loops in the report, want 1 (row_sum's)", cfgName, launch, n)
 			}
 		}
+	}
+}
+
+// goldenListing writes the input listing of a cfg/sass golden archive to a
+// temporary file and returns its path.
+func goldenListing(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "cfg", "sass", "testdata", "golden", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, ok := txtar.Parse(data).Get("input.sass")
+	if !ok {
+		t.Fatalf("%s: no input.sass", name)
+	}
+	path := filepath.Join(t.TempDir(), name+".sass")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestAnalyzeSASSRelocatedCalls: with separate compilation (nvcc
+// -rdc=true) device functions are functions of their own, called through
+// relocations that cuobjdump -sass prints as CALL.ABS.NOINC 0x0 / JCAL 0x0.
+// From cuobjdump -sass alone the kernel is refused (exit 2) with a message
+// that names the call and what to do; from cuobjdump -elf -sass of the
+// same build (sm_52) the relocation tables name the callees, and the
+// kernel is bounded through cfg.Inline, inner's loop derived from the
+// kernel's argument passed in registers through outer.
+func TestAnalyzeSASSRelocatedCalls(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"gpuwcet", "analyze", "--hw", "sass-sm86", "--block", "32", "--arg", "_Z6nestedPii_param_1=5", goldenListing(t, "calls-rdc-ampere")}, &out, &errb)
+	want := `call "CALL.ABS.NOINC 0x0" has no known target: the listing does not name the callee`
+	if code != 2 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "cuobjdump -elf -sass") {
+		t.Errorf("cuobjdump -sass: exit %d, stderr %q: want exit 2 and %q, naming cuobjdump -elf -sass", code, errb.String(), want)
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"gpuwcet", "analyze", "--hw", sassPreset(t, "sm_52"), "--block", "32", "--arg", "_Z6nestedPii_param_1=5", "--format", "json", goldenListing(t, "calls-rdc-elf")}, &out, &errb)
+	var j analyzeJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || len(j.Kernels) != 1 || !j.Kernels[0].InlinedCalls {
+		t.Fatalf("cuobjdump -elf -sass: exit %d, %s", code, errb.String())
+	}
+	derived := 0
+	for _, lp := range j.Kernels[0].Loops {
+		if strings.HasPrefix(lp.Key, "label _Z5innerii.") && lp.Source == "derived" {
+			derived++
+		}
+	}
+	if derived == 0 {
+		t.Errorf("cuobjdump -elf -sass: no loop of inner derived: %+v", j.Kernels[0].Loops)
 	}
 }

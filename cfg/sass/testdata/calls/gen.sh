@@ -87,6 +87,8 @@ golden() {
     echo "-- input.sass --"
     if [[ $tool == nvdisasm* ]]; then
       "$CUDA/bin/nvdisasm" -c "$tmp/c.cubin"
+    elif [[ $tool == *-elf* ]]; then
+      "$CUDA/bin/cuobjdump" -elf -sass "$tmp/c.cubin"
     else
       "$CUDA/bin/cuobjdump" -sass "$tmp/c.cubin"
     fi
@@ -117,4 +119,15 @@ golden calls-debug-nvdisasm sm_80 -G "nvdisasm -c" \
 "The cubin of calls-debug-ampere as nvdisasm prints it: the symbol table
 marks the kernel (STO_CUDA_ENTRY) and the calls name their callees
 (CALL.ABS.NOINC \`(_Z5innerii))."
+golden calls-rdc-ampere sm_80 "-O3 -rdc=true" "cuobjdump -sass" \
+"Separate compilation (nvcc -rdc=true, optimised): device functions in
+sections of their own, printed as Function blocks, called by
+CALL.ABS.NOINC 0x0. inner and outer are taken for device functions (they
+return); the calls have no target."
+golden calls-rdc-elf sm_52 "-O3 -rdc=true" "cuobjdump -elf -sass" \
+"The same build for sm_52 listed with cuobjdump -elf -sass: the ELF dump
+before the SASS holds the symbol table (the kernel's STO_CUDA_ENTRY) and
+the relocation tables, which name the callee of each JCAL 0x0; the rest
+of the dump is skipped. No warning: the symbol table says which function
+is a kernel."
 echo "gen.sh: wrote ../golden/calls-*.txtar; now run: go test ./cfg/sass -run TestGolden -update"
