@@ -39,6 +39,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/values"
 	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
+	"github.com/gpuwcet/gpuwcet/phases"
 )
 
 // Split is the pessimism split of one kernel's bound (JSON member
@@ -171,7 +172,23 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 
 	// Assumptions first (the category, then its items): the description's
 	// [pipeline] options.
-	s.Assumptions = assumptions(rep.HW, func(hw *hwdesc.Desc) int64 {
+	var branches, barriers bool
+	for _, bl := range rep.Graph.Blocks {
+		for _, in := range bl.Instrs {
+			// The instructions phases.Engine.Prepare gives a branch wait.
+			branches = branches || in.Kind == isa.KindBranch || in.Kind == isa.KindIndirectBranch
+			barriers = barriers || phases.IsSync(in)
+		}
+	}
+	s.Assumptions = assumptions(rep.HW, func(name string) bool {
+		switch name {
+		case "branch_wait":
+			return branches
+		case "barrier_issues":
+			return barriers
+		}
+		return true
+	}, func(hw *hwdesc.Desc) int64 {
 		return drop(func() (*static.Report, error) { return rep.Rerun(hw, nil, nil) })
 	})
 
@@ -183,6 +200,7 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 		o  divergence.Outcome
 	}
 	var favourable []choice
+	var quantified []int64 // the drop of each resolved item, in order
 	for _, br := range info.Branches {
 		allUnknown := !br.Divergent
 		anyDivergent := false
@@ -211,6 +229,7 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 			it.Cycles = best
 			if best >= 0 {
 				favourable = append(favourable, choice{br, bestO})
+				quantified = append(quantified, best)
 			}
 		}
 		s.Control.Items = append(s.Control.Items, it)
@@ -223,6 +242,7 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 			lr := rep.Loops.WithMax(lb, 1)
 			if it.Cycles = drop(func() (*static.Report, error) { return rep.Rerun(nil, nil, lr) }); it.Cycles >= 0 {
 				annotated = append(annotated, lb)
+				quantified = append(quantified, it.Cycles)
 			}
 			s.Control.Items = append(s.Control.Items, it)
 		}
@@ -243,7 +263,11 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 		for _, lb := range annotated {
 			lr = lr.WithMax(findLoop(lr, lb), 1)
 		}
-		if len(res) > 0 || len(annotated) > 0 {
+		switch {
+		case len(res)+len(annotated) == 1 && len(quantified) == 1:
+			// One item resolved: the category is that item's analysis.
+			s.Control.Cycles = quantified[0]
+		case len(res) > 0 || len(annotated) > 0:
 			s.Control.Cycles = drop(func() (*static.Report, error) {
 				if len(res) == 0 {
 					return rep.Rerun(nil, nil, lr)
@@ -317,7 +341,7 @@ func FixedPath(r *bound.Result, recompute func(hw *hwdesc.Desc) (*bound.Result, 
 	s.UnattributedCycles = s.BoundCycles - s.IsolatedCycles - s.InterferenceCycles
 	s.Control.Note = "none: the paths are known (a trace or a straight line)"
 	s.Data.Note = "none in the reference model: every latency is the hardware description's fixed value (an assumption of the description), no address enters the timing"
-	s.Assumptions = assumptions(r.HW, func(hw *hwdesc.Desc) int64 {
+	s.Assumptions = assumptions(r.HW, func(string) bool { return true }, func(hw *hwdesc.Desc) int64 {
 		x, err := recompute(hw)
 		if err != nil {
 			return -1
@@ -333,8 +357,12 @@ func FixedPath(r *bound.Result, recompute func(hw *hwdesc.Desc) (*bound.Result, 
 }
 
 // assumptions measures the description's [pipeline] options that add
-// time: all switched off (the category), then each alone.
-func assumptions(hw *hwdesc.Desc, drop func(*hwdesc.Desc) int64) Category {
+// time: all switched off (the category), then each alone. An option that
+// cannot change the kernel's timing (applies false: branch_wait without a
+// branch, barrier_issues without a block barrier) is listed with 0 cycles
+// without an analysis, and when one option alone applies the category is
+// its item: the same analysis.
+func assumptions(hw *hwdesc.Desc, applies func(name string) bool, drop func(*hwdesc.Desc) int64) Category {
 	var c Category
 	p := hw.Pipeline
 	type opt struct {
@@ -360,11 +388,26 @@ func assumptions(hw *hwdesc.Desc, drop func(*hwdesc.Desc) int64) Category {
 		c.Note = "none: the description's [pipeline] table adds nothing"
 		return c
 	}
-	c.Cycles = drop(&all)
+	n := 0
 	for _, o := range on {
-		h := *hw
-		o.off(&h.Pipeline)
-		c.Items = append(c.Items, Item{Kind: KindPipeline, Name: o.name, What: "[pipeline] " + o.what, Cycles: drop(&h)})
+		if applies(o.name) {
+			n++
+		}
+	}
+	if n > 1 {
+		c.Cycles = drop(&all)
+	}
+	for _, o := range on {
+		it := Item{Kind: KindPipeline, Name: o.name, What: "[pipeline] " + o.what}
+		if applies(o.name) {
+			h := *hw
+			o.off(&h.Pipeline)
+			it.Cycles = drop(&h)
+			if n == 1 {
+				c.Cycles = it.Cycles
+			}
+		}
+		c.Items = append(c.Items, it)
 	}
 	c.Note = "cycles the bound owes to the hardware description's [pipeline] options (measured on the reference traces; docs/hwdesc.md)"
 	return c

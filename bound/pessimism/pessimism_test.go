@@ -30,12 +30,18 @@ func analyze(t *testing.T, path, hwName string, launch pass.Launch, facts string
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	f, err := load.File(fset, path, src, load.PTX)
+	hw, err := hwdesc.Resolve(hwName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw, err := hwdesc.Resolve(hwName)
+	return analyzeSrc(t, path, src, hw, launch, facts)
+}
+
+// analyzeSrc is analyze on a listing's text and a description.
+func analyzeSrc(t *testing.T, path string, src []byte, hw *hwdesc.Desc, launch pass.Launch, facts string) kernel {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := load.File(fset, path, src, load.PTX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +179,94 @@ max = 1
 	}
 	if want <= 0 {
 		t.Errorf("bound %d with 50 iterations, %d with 1", k.rep.Bound, one.rep.Bound)
+	}
+}
+
+// brxKernel branches only through brx.idx (an indirect branch): it has a
+// branch wait under branch_wait but no isa.KindBranch.
+const brxKernel = `.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry brx()
+{
+	.reg .b32 %r<4>;
+	.reg .f32 %f<4>;
+	mov.u32 %r1, 1;
+	mov.f32 %f1, 0f3F800000;
+	ts: .branchtargets a, b;
+	brx.idx %r1, ts;
+a:
+	add.f32 %f2, %f1, %f1;
+	add.f32 %f3, %f2, %f2;
+	ret;
+b:
+	mul.f32 %f2, %f1, %f1;
+	mul.f32 %f3, %f2, %f2;
+	ret;
+}
+`
+
+// TestAssumptionsDirect: each [pipeline] item, and the category, is the
+// bound minus the bound of a fresh analysis (the whole pipeline, not
+// static.Report.Rerun) with the option(s) switched off, including the
+// options Static lists without an analysis because the kernel has nothing
+// they apply to (branch_wait without a branch, barrier_issues without a
+// block barrier).
+func TestAssumptionsDirect(t *testing.T) {
+	b256 := pass.Launch{Block: [3]int{256, 1, 1}}
+	type listing struct {
+		name string
+		src  []byte
+	}
+	var ls []listing
+	for _, p := range []string{"saxpy", "divergent", "reduce", "device-call"} {
+		src, err := os.ReadFile("../../examples/" + p + "/kernel.ptx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, listing{p, src})
+	}
+	ls = append(ls, listing{"brx", []byte(brxKernel)})
+	off := map[string]func(*hwdesc.Pipeline){
+		"overhead":       func(q *hwdesc.Pipeline) { q.Overhead = 0 },
+		"branch_wait":    func(q *hwdesc.Pipeline) { q.BranchWait = hwdesc.BranchWaitNone },
+		"ret_issues":     func(q *hwdesc.Pipeline) { q.RetIssues = false },
+		"barrier_issues": func(q *hwdesc.Pipeline) { q.BarrierIssues = false },
+	}
+	for _, hwName := range []string{"ecrts25-orin-200", "rtx3070"} {
+		hw, err := hwdesc.Resolve(hwName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wait := range []string{hwdesc.BranchWaitTaken, hwdesc.BranchWaitAll} {
+			h := *hw
+			h.Pipeline.BranchWait = wait
+			h.Pipeline.RetIssues = true
+			h.Pipeline.BarrierIssues = true
+			for _, l := range ls {
+				t.Run(hwName+"/"+wait+"/"+l.name, func(t *testing.T) {
+					k := analyzeSrc(t, l.name+".ptx", l.src, &h, b256, "")
+					s, err := pessimism.Static(k.rep, k.env)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all := h
+					for _, it := range s.Assumptions.Items {
+						o := h
+						off[it.Name](&o.Pipeline)
+						off[it.Name](&all.Pipeline)
+						want := int64(k.rep.Bound - analyzeSrc(t, l.name+".ptx", l.src, &o, b256, "").rep.Bound)
+						if it.Cycles != want {
+							t.Errorf("%s: %d cycles, a fresh analysis without it %d", it.Name, it.Cycles, want)
+						}
+					}
+					want := int64(k.rep.Bound - analyzeSrc(t, l.name+".ptx", l.src, &all, b256, "").rep.Bound)
+					if s.Assumptions.Cycles != want {
+						t.Errorf("assumptions: %d cycles, a fresh analysis without any %d", s.Assumptions.Cycles, want)
+					}
+				})
+			}
+		}
 	}
 }
 

@@ -135,14 +135,17 @@ func kernelStrict(hw *hwdesc.Desc, g *cfg.Graph, info *divergence.Info, lr *loop
 		return nil, nil, err
 	}
 	eng.Strict = strict
-	rep, err := kernelWith(eng, g, info, lr, inl, partial)
+	rep, err := kernelWith(eng, g, info, lr, inl, partial, true)
 	if err == nil {
 		rep.DefaultUnit = eng.DefaultUses()
 	}
 	return rep, eng, err
 }
 
-func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, partial bool) (*Report, error) {
+// kernelWith analyses the kernel with eng; withTotals also computes the
+// report's Totals (the whole-execution load and the lower bound), which
+// the bound does not use.
+func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loops.Result, inl *cfg.Inlined, partial, withTotals bool) (*Report, error) {
 	rep := &Report{Graph: g, Info: info, Loops: lr, Inlined: inl != nil, Serial: map[*cfg.Block]int64{}, inl: inl}
 	loopClass := map[*cfg.Loop]*divergence.Class{}
 	var classes []Class
@@ -221,7 +224,9 @@ func kernelWith(eng *phases.Engine, g *cfg.Graph, info *divergence.Info, lr *loo
 		return nil, err
 	}
 	rep.Result = res
-	rep.Totals, rep.TotalsErr = totals(in)
+	if withTotals {
+		rep.Totals, rep.TotalsErr = totals(in)
+	}
 	return rep, nil
 }
 
