@@ -57,14 +57,17 @@ func (p *parser) build(in *isa.Instr, ops []string, poss []token.Pos, notes []st
 	case op == "JMP":
 		in.Kind = isa.KindBranch
 		targetOp = lastTarget(parsed)
-		if targetOp < 0 {
-			in.Kind = isa.KindIndirectBranch
+		if targetOp < 0 || readsAddress(parsed) {
+			in.Kind, targetOp = isa.KindIndirectBranch, -1
 		}
 	case op == "CAL" || op == "CALL" || op == "JCAL":
 		in.Kind = isa.KindCall
 		targetOp = lastTarget(parsed)
-		if targetOp < 0 || indirectCall {
-			in.Kind = isa.KindIndirectCall
+		if targetOp < 0 || indirectCall || readsAddress(parsed) {
+			// "CALL.REL.NOINC R6 0x0" (cuobjdump) or "CALL.REL.NOINC
+			// R6 `(_Z4fptrPiii)" (nvdisasm) calls R6 plus an offset:
+			// the immediate or label is not the callee.
+			in.Kind, targetOp = isa.KindIndirectCall, -1
 		}
 	case op == "RET" || op == "RTT":
 		in.Kind = isa.KindReturn
@@ -281,6 +284,18 @@ func lastTarget(ops []isa.Operand) int {
 		}
 	}
 	return -1
+}
+
+// readsAddress reports whether a call or jump's operands read a register
+// or memory: its target is computed (a function pointer), whatever
+// immediate or label follows.
+func readsAddress(ops []isa.Operand) bool {
+	for _, o := range ops {
+		if o.Kind == isa.OpMem || o.Kind == isa.OpReg && len(o.Regs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // operand classifies one operand text into o, which is zero.

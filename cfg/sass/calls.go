@@ -426,7 +426,8 @@ func (p *parser) elfCalls(st *fnState) bool {
 
 // pretCalls makes a call of "PRET L; BRA T" where L is the instruction
 // after the branch: PRET pushes L as the return address of the code at T,
-// whose RET returns there (Kepler to Pascal).
+// whose RET returns there (Kepler to Pascal). "PRET L; BRX R" is a call
+// through a function pointer: an indirect call.
 func (p *parser) pretCalls(fn *isa.Func) {
 	for i, in := range fn.Instrs {
 		if in.Opcode != "PRET" || guarded(in) || i+2 > len(fn.Instrs) {
@@ -439,11 +440,19 @@ func (p *parser) pretCalls(fn *isa.Func) {
 			}
 		}
 		br := fn.Instrs[i+1]
-		if t, ok := fn.Labels[l]; !ok || t != i+2 || br.Kind != isa.KindBranch || guarded(br) || len(br.Targets) != 1 {
+		if t, ok := fn.Labels[l]; !ok || t != i+2 || guarded(br) {
 			continue
 		}
-		if _, ok := fn.Labels[br.Targets[0]]; ok {
-			br.Kind = isa.KindCall
+		switch {
+		case br.Kind == isa.KindBranch && len(br.Targets) == 1:
+			if _, ok := fn.Labels[br.Targets[0]]; ok {
+				br.Kind = isa.KindCall
+			}
+		case br.Kind == isa.KindIndirectBranch && (br.Opcode == "BRX" || br.Opcode == "JMX"):
+			// "PRET L; BRX R3 -0xa0": a call through a function
+			// pointer (nvdisasm notes it INDIRECT_CALL), whatever
+			// targets an annotation lists.
+			br.Kind, br.Targets = isa.KindIndirectCall, nil
 		}
 	}
 }

@@ -308,3 +308,41 @@ func TestAnalyzeSASSRelocatedCalls(t *testing.T) {
 		t.Errorf("cuobjdump -elf -sass: no loop of inner derived: %+v", j.Kernels[0].Loops)
 	}
 }
+
+// TestAnalyzeSASSIndirectCall: a call through a function pointer
+// (indirect.cu of cfg/sass/testdata/calls, nvcc -O3) is refused, exit 2,
+// with the call's position: on Ampere "CALL.REL.NOINC R6 0x0" calls R6
+// plus an offset (it was read as a call of address 0x0, the kernel's own
+// entry: a loop that never exits); on Maxwell "PRET; BRX R3" (it was an
+// indirect branch with no targets).
+func TestAnalyzeSASSIndirectCall(t *testing.T) {
+	for _, tc := range []struct{ golden, hw, line, call string }{
+		{"calls-indirect-ampere", "sass-sm86", ":39:36:", `indirect call "CALL.REL.NOINC R6, 0x0"`},
+		{"calls-indirect-maxwell", "sm_52", ":24:36:", `indirect call "BRX R3, -0x98"`},
+	} {
+		hw := tc.hw
+		if !strings.HasPrefix(hw, "sass-") {
+			hw = sassPreset(t, hw)
+		}
+		path := goldenListing(t, tc.golden)
+		var out, errb bytes.Buffer
+		code := run([]string{"gpuwcet", "analyze", "--hw", hw, "--block", "32", "--arg", "_Z4fptrPiii_param_1=1", "--arg", "_Z4fptrPiii_param_2=4", "--format", "json", path}, &out, &errb)
+		var j analyzeJSON
+		if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+			t.Fatalf("%s: exit %d: %v\n%s", tc.golden, code, err, errb.String())
+		}
+		want := path + tc.line + " " + tc.call
+		if code != 2 || !strings.Contains(errb.String(), want) {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 and %q", tc.golden, code, errb.String(), want)
+		}
+		found := false
+		for _, d := range j.Diagnostics {
+			if d.Level == "error" && d.Rule == "unresolved-call" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no unresolved-call error in the report: %+v", tc.golden, j.Diagnostics)
+		}
+	}
+}
