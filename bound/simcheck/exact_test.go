@@ -123,3 +123,29 @@ func TestExactMixed(t *testing.T) {
 	}
 	t.Logf("%d of %d blocks explored exactly; %d above the ECRTS 2025 GUB", explored, n, paper)
 }
+
+// TestGap1PerWarp checks the example of docs/model.md ("The ECRTS 2025
+// GUB", gap (1) reached per warp; testdata/regress/gap1-per-warp.txtar):
+// the exact worst case over every schedule equals the GUB, 9, and the
+// bound of Theorem 5 is one cycle above it, 10.
+func TestGap1PerWarp(t *testing.T) {
+	src, err := os.ReadFile("testdata/regress/gap1-per-warp.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := simtest.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ComputeBounds(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst, ok, err := exactWorst(c, 200000)
+	if err != nil || !ok {
+		t.Fatalf("exhaustive search: exact %v, %v", ok, err)
+	}
+	if worst != 9 || b.PaperGUB != 9 || b.Bound != 10 {
+		t.Errorf("exact %d, GUB %d, bound %d; want 9, 9, 10", worst, b.PaperGUB, b.Bound)
+	}
+}
