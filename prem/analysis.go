@@ -15,6 +15,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/static"
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
@@ -64,6 +65,9 @@ type Analysis struct {
 	Releases []Release
 	Regions  []Region
 	Warnings []Warning
+	// Uses are the assumptions of the ledger the phase bounds rest on
+	// beyond every prem check's (a split timer read's retry bound).
+	Uses []assume.Use
 }
 
 // Warning is a finding of the analysis of the listings.
@@ -235,6 +239,14 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		an.Releases = append(an.Releases, Release{Kernel: k.ID, Pos: p.Pos.String(), Trigger: p.String(), Barrier: posOf(p.Barrier, "none (paths meet different barriers)")})
 		an.Warnings = append(an.Warnings, Warning{Rule: "release-point", Kernel: k.ID, Pos: p.Pos,
 			Message: fmt.Sprintf("%s: release point: %s; bounded by %d executions of its header from the trigger (the wait is the schedule's)", fn.Name, p, release.HeaderBound)})
+	}
+	// Split timer reads (sm_5x, sm_6x): their retry bound is an assumption.
+	for _, lb := range rep.Loops.Loops {
+		if lb.Bound != nil && lb.Bound.Source == loops.TimerRetry {
+			an.Uses = append(an.Uses, assume.U(assume.TimerSplitRead))
+			an.Warnings = append(an.Warnings, Warning{Rule: "timer-split-read", Kernel: k.ID, Pos: lb.Pos,
+				Message: fmt.Sprintf("%s: loop %s: %s (%s)", fn.Name, lb.Key, lb.Bound.Why, assume.TimerSplitRead)})
+		}
 	}
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).

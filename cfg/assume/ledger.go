@@ -12,6 +12,7 @@ const (
 	LaunchConfig      = "A-LAUNCH-CONFIG"
 	LoopAnnotated     = "A-LOOP-ANNOTATED"
 	ReleaseTrigger    = "A-RELEASE-TRIGGER"
+	TimerSplitRead    = "A-TIMER-SPLIT-READ"
 	InlinedCalls      = "A-INLINED-CALLS"
 	NoGUB             = "A-NO-GUB"
 	Pipeline          = "A-PIPELINE"
@@ -192,6 +193,11 @@ var ledger = []Entry{
 		Basis:     modelRef + "; unsupported-opcode and default-unit diagnostics"},
 
 	// The environment.
+	{ID: TimerSplitRead, Origin: OriginEnvironment, When: "a 64-bit timer read split into words (sm_5x, sm_6x: high, low, high with a retry loop) is bounded",
+		Statement: "the high word of %globaltimer (or of the SM clock) changes at most once during two consecutive tries of a split timer read, so its retry loop runs at most 2 tries",
+		Reason:    "before Volta the 64-bit timers are read as high, low, high words, retried while the high words differ; a retry means the high word changed, which happens once per 2^32 ticks (4.29 s of %globaltimer), and two tries take a few cycles unless the timer jumps",
+		Discharge: "nothing for a free-running timer; a driver or host that sets %globaltimer (a jump of 2^32 ticks or more between two reads) invalidates the retry bound; compiling for sm_70 or later reads the counter at once and removes this assumption",
+		Basis:     "cfg/release (SplitReadOf); docs/prem.md, \"SASS release points\""},
 	{ID: ClockFixed, Origin: OriginEnvironment, When: everyAnalyze,
 		Statement: "the SM clock is fixed at the stated clock (no DVFS, no thermal throttling); the clock only converts cycles to ns",
 		Reason:    "bounds are in cycles; a time in ns holds only at the clock it was converted with",

@@ -28,6 +28,10 @@ const (
 	// per-item bound (docs/facts.md, "Persistent kernels").
 	PersistentItem
 	Handshake
+	// TimerRetry is the retry loop of a split 64-bit timer read (sm_5x,
+	// sm_6x): release.RetryBound tries (release.SplitReadOf), under
+	// assume.TimerSplitRead.
+	TimerRetry
 )
 
 func (s Source) String() string {
@@ -42,6 +46,8 @@ func (s Source) String() string {
 		return "persistent"
 	case Handshake:
 		return "handshake"
+	case TimerRetry:
+		return "timer-retry"
 	}
 	return "source?"
 }
@@ -577,7 +583,16 @@ func Format(w io.Writer, r *Result) error {
 // (cfg/release): release.HeaderBound executions of its header from the
 // trigger. A timer loop that is not one keeps no bound, and its Why says
 // why it is not a release point.
+//
+// The retry loop of a split timer read (release.SplitReadOf) is bounded by
+// release.RetryBound tries (source TimerRetry).
 func releasePoint(lb *LoopBound, f *values.Func, l *cfg.Loop, pos func(token.Pos) token.Position) {
+	if s, _ := release.SplitReadOf(f, l); s != nil {
+		lb.Derived = &Bound{Max: release.RetryBound, Expr: fmt.Sprint(release.RetryBound), Source: TimerRetry,
+			Why: "split timer read: " + s.String(), Pos: pos(l.Header.Pos())}
+		lb.Bound = lb.Derived
+		return
+	}
 	p, why := release.OfValues(f, l)
 	if p == nil {
 		if why != "" {

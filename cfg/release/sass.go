@@ -17,14 +17,14 @@ import (
 //
 //   - the body only reads a timer, computes on registers and branches;
 //   - the timer is read as 64 bits (CS2R Rd, SR_GLOBALTIMERLO or
-//     SR_CLOCKLO: the whole counter into a register pair, Volta and later);
+//     SR_CLOCKLO: the whole counter into a register pair, Volta and later;
+//     before Volta, a split read in an inner retry loop, SplitReadOf);
 //   - every exit is decided by a 64-bit comparison of that value with a
 //     loop-invariant one (an ISETP … .EX chain, values.Func.Compare64),
 //     and the loop is left when the timer is at or past the trigger.
 //
-// A comparison of one 32-bit word of the timer (it wraps), or of the words
-// read apart (Pascal's SR_GLOBALTIMERHI, LO, HI sequence with its retry
-// loop), is not recognised: the loop stays unbounded, which is sound.
+// A comparison of one 32-bit word of the timer (it wraps) is not
+// recognised: the loop stays unbounded, which is sound.
 func OfValues(vf *values.Func, l *cfg.Loop) (*Point, string) {
 	g := vf.Graph
 	if values.DialectOf(g.Func) != isa.DialectSASS {
@@ -43,9 +43,10 @@ var sassSideEffects = map[string]bool{
 	"BPT": true, "PMTRIG": true, "BAR": true, "WARPSYNC": true, "EXIT": true, "KILL": true, "RET": true,
 }
 
-func ofSASS(vf *values.Func, l *cfg.Loop) (*Point, string) {
-	g := vf.Graph
-	var read *isa.Instr
+// pureSASS returns why the body of l is not a pure spin (an instruction
+// other than register computation and branches, a side effect, a guarded
+// computation), or "".
+func pureSASS(l *cfg.Loop) string {
 	for _, b := range l.Blocks {
 		for _, in := range b.Instrs {
 			if strings.EqualFold(in.Guard.Reg, "PT") && in.Guard.Neg {
@@ -54,19 +55,40 @@ func ofSASS(vf *values.Func, l *cfg.Loop) (*Point, string) {
 			switch in.Kind {
 			case isa.KindOther, isa.KindBranch, isa.KindNop:
 			default:
-				return nil, fmt.Sprintf("its body has a %s instruction (%q): not a pure spin on the timer", in.Kind, in.Text)
+				return fmt.Sprintf("its body has a %s instruction (%q): not a pure spin on the timer", in.Kind, in.Text)
 			}
 			if sassSideEffects[in.Opcode] {
-				return nil, fmt.Sprintf("its body has %q", in.Text)
+				return fmt.Sprintf("its body has %q", in.Text)
 			}
 			if in.Guard.Reg != "" && in.Kind != isa.KindBranch {
-				return nil, fmt.Sprintf("guarded instruction %q in its body", in.Text)
+				return fmt.Sprintf("guarded instruction %q in its body", in.Text)
 			}
-			if timerOf(in) == "" {
+		}
+	}
+	return ""
+}
+
+func ofSASS(vf *values.Func, l *cfg.Loop) (*Point, string) {
+	g := vf.Graph
+	if why := pureSASS(l); why != "" {
+		return nil, why
+	}
+	var read *isa.Instr
+	for _, b := range l.Blocks {
+		for _, in := range b.Instrs {
+			if strings.EqualFold(in.Guard.Reg, "PT") && in.Guard.Neg || timerOf(in) == "" {
 				continue
 			}
-			if timer64(vf, in) == "" {
-				return nil, fmt.Sprintf("%q reads a 32-bit word of the timer (it wraps): a release point reads the 64-bit counter (CS2R Rd, SR_GLOBALTIMERLO or SR_CLOCKLO)", in.Text)
+			if timer64(vf, in) == "" && splitIn(vf, l, in) == nil {
+				if s, _ := SplitReadOf(vf, l); s != nil {
+					return nil, "it is the retry loop of a split timer read: " + s.String()
+				}
+				if b.Loop != l {
+					if _, why := SplitReadOf(vf, b.Loop); why != "" {
+						return nil, fmt.Sprintf("%q reads a 32-bit word of the timer (it wraps) in an inner loop that is not a split 64-bit read: %s", in.Text, why)
+					}
+				}
+				return nil, fmt.Sprintf("%q reads a 32-bit word of the timer (it wraps): a release point reads the 64-bit counter (CS2R Rd, SR_GLOBALTIMERLO or SR_CLOCKLO; before Volta, high, low, high words with a retry loop)", in.Text)
 			}
 			if read == nil {
 				read = in
@@ -149,6 +171,9 @@ func sassExit(vf *values.Func, l *cfg.Loop, c *values.Value, exitWhen bool) (*Po
 // isTimerValue returns the timer when v is the 64-bit timer read in the
 // loop, or "".
 func isTimerValue(vf *values.Func, l *cfg.Loop, v *values.Value) string {
+	if t := isSplitValue(vf, l, v); t != "" {
+		return t
+	}
 	if v.Kind != values.VOpaque || v.W != 64 || v.Instr == nil {
 		return ""
 	}

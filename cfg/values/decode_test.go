@@ -208,6 +208,31 @@ func TestDecodePTX(t *testing.T) {
 	}
 }
 
+// TestDecodeSASSPre70: before Volta, CS2R reads one 32-bit word into one
+// register (Pascal reads %globaltimer's high and low words apart); Rd+1
+// keeps its value.
+func TestDecodeSASSPre70(t *testing.T) {
+	for _, tc := range []struct {
+		instr string
+		in    map[string]uint64
+		want  string
+	}{
+		{"CS2R R5, SR_GLOBALTIMERLO", map[string]uint64{"globaltimer_lo": 0x55667788}, "R5=0x55667788"},
+		{"CS2R R3, SR_GLOBALTIMERHI", map[string]uint64{"globaltimer_hi": 0x11223344}, "R3=0x11223344"},
+		{"CS2R R0, SR_CLOCKHI", map[string]uint64{"clock_hi": 7}, "R0=0x7"},
+	} {
+		s := DecodeSASSArch(sassInstrs(t, tc.instr)[0], 62)
+		got, err := evalSem(s, tc.in)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", tc.instr, err, s)
+			continue
+		}
+		if show(got) != tc.want {
+			t.Errorf("%s on %v = %s, want %s\n%s", tc.instr, tc.in, show(got), tc.want, s)
+		}
+	}
+}
+
 // TestDecodeSASS checks decoded SASS instructions against hand-computed
 // values (docs/sass.md gives the readings).
 func TestDecodeSASS(t *testing.T) {

@@ -177,12 +177,23 @@ type sassDec struct {
 	builder
 	in   *isa.Instr
 	mods map[string]bool
+	// pre70: the code is for an architecture before Volta (sm_5x,
+	// sm_6x), whose CS2R writes one 32-bit register.
+	pre70 bool
 }
 
 // DecodeSASS decodes a SASS instruction (Volta and later forms, and the
 // common Maxwell/Pascal ones). Instructions it does not model write
 // opaque values to every register they define.
 func DecodeSASS(in *isa.Instr) *Sem {
+	return DecodeSASSArch(in, 0)
+}
+
+// DecodeSASSArch is DecodeSASS for the architecture arch (70 for sm_70; 0
+// when not known, read as Volta or later). Before Volta (Maxwell, Pascal)
+// CS2R Rd, SR_GLOBALTIMERLO reads one 32-bit word into Rd, not the whole
+// counter into the pair Rd:Rd+1.
+func DecodeSASSArch(in *isa.Instr, arch int) *Sem {
 	if n := len(in.Srcs); n > 0 && in.Srcs[n-1].Kind == isa.OpSpecial && in.Srcs[n-1].Text == "CC" {
 		// Kepler–Pascal .X: the parser lists the condition code it reads
 		// as a last source; the decoders read CC themselves.
@@ -190,7 +201,7 @@ func DecodeSASS(in *isa.Instr) *Sem {
 		c.Srcs = in.Srcs[:n-1]
 		in = &c
 	}
-	d := &sassDec{builder: builder{s: &Sem{}}, in: in, mods: map[string]bool{}}
+	d := &sassDec{builder: builder{s: &Sem{}}, in: in, mods: map[string]bool{}, pre70: arch > 0 && arch < 70}
 	for _, m := range in.Mods {
 		d.mods[m] = true
 	}
@@ -411,7 +422,7 @@ func (d *sassDec) decode() {
 		if op == "CS2R" && (d.mods["32"] || !d.mods["64"] && len(in.Mods) == 0) {
 			// CS2R Rd, SRZ zeroes a pair; CS2R.32 reads 32 bits.
 		}
-		if op == "CS2R" && !d.mods["32"] {
+		if op == "CS2R" && !d.mods["32"] && !d.pre70 {
 			if s.kind == sImm {
 				d.writePair(0, d.konst(64, 0))
 				return

@@ -118,7 +118,11 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 		for _, in := range b.Instrs {
 			var s *Sem
 			if f.Dialect == isa.DialectSASS {
-				s = DecodeSASS(in)
+				arch := 0
+				if f.Layout != nil {
+					arch = f.Layout.Arch
+				}
+				s = DecodeSASSArch(in, arch)
 			} else {
 				s = DecodePTX(in)
 			}

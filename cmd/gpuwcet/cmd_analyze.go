@@ -703,6 +703,8 @@ func kernelUses(r *report.Report) []assume.Use {
 				uses = append(uses, assume.U(assume.LoopAnnotated))
 			case "release":
 				uses = append(uses, assume.U(assume.ReleaseTrigger))
+			case "timer-retry":
+				uses = append(uses, assume.U(assume.TimerSplitRead))
 			}
 		}
 		if k.Inlined {

@@ -267,8 +267,10 @@ func premRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (*premRunResu
 		return nil, withCode(ExitBadInput, fmt.Errorf("prem check: %w", err))
 	}
 	j.Inputs = append(j.Inputs, report.Input{Path: path, SHA256: sched.SHA256, Kind: "prem-schedule"})
+	uses := assume.EveryPREM()
 	if given := premResourcesGiven(sched); given != "" {
-		j.SetAssumptions(append(assume.EveryPREM(), assume.Uf(assume.PremResources, "the schedule's figures are the deployed kernel's: %s", given)))
+		uses = append(uses, assume.Uf(assume.PremResources, "the schedule's figures are the deployed kernel's: %s", given))
+		j.SetAssumptions(uses)
 	}
 	var hw *hwdesc.Desc
 	if h := c.String("hw"); h != "" {
@@ -282,6 +284,9 @@ func premRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (*premRunResu
 		return nil, err
 	}
 	j.Inputs = append(j.Inputs, an.inputs...)
+	if len(an.uses) > 0 {
+		j.SetAssumptions(assume.Sort(append(uses, an.uses...)))
+	}
 	res, model, err := prem.Evaluate(sched, prem.Bounds(sched, an.bounds))
 	if err != nil {
 		return nil, withCode(ExitBadInput, fmt.Errorf("prem check: %w", err))
@@ -321,6 +326,7 @@ type premAnalysis struct {
 	regions  []prem.Region
 	inputs   []report.Input
 	diags    []report.Diagnostic
+	uses     []assume.Use // the analysis's assumptions beyond every prem check's
 }
 
 // premAnalyze bounds the phase regions of the kernels that name them.
@@ -386,7 +392,7 @@ func premAnalyze(c *cli.Context, s *prem.Schedule, hw *hwdesc.Desc, paths []stri
 		}
 		return nil, withCode(code, fmt.Errorf("prem check: %w", err))
 	}
-	an.bounds, an.releases, an.regions = res.Bounds, res.Releases, res.Regions
+	an.bounds, an.releases, an.regions, an.uses = res.Bounds, res.Releases, res.Regions, res.Uses
 	for _, w := range res.Warnings {
 		an.diags = append(an.diags, report.Diagnostic{Rule: w.Rule, Level: report.LevelWarning, Message: w.Message, Kernel: w.Kernel, Location: location(w.Pos)})
 	}
