@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/gpuwcet/gpuwcet/cfg/input"
 )
 
 // The SVG Gantt chart of a schedule (prem-schedules.md §7), hand-written:
@@ -154,14 +156,17 @@ func (s segment) x(t int64) float64 {
 func (s segment) xEnd() float64 { return s.x(s.t1) }
 
 // esc escapes text for SVG (XML 1.0): markup characters as entities,
-// control characters (which XML cannot hold) and invalid UTF-8 as U+FFFD.
+// hidden characters (controls, bidirectional overrides; which XML cannot
+// hold or which would reorder the text) and invalid UTF-8 written visibly
+// (input.OneLine: \u202e, \x1b), what XML cannot hold otherwise as
+// U+FFFD.
 func esc(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || r == 0xfffe || r == 0xffff {
 			return '\ufffd'
 		}
 		return r
-	}, strings.ToValidUTF8(s, "\ufffd"))
+	}, input.OneLine(s))
 	return html.EscapeString(s)
 }
 

@@ -17,9 +17,12 @@ import (
 // with the worst case (Graphviz SVG when dot is installed, else the DOT
 // source and the command that renders it).
 
-// Figure is a CFG drawing of a kernel for the HTML report.
+// Figure is a CFG drawing of a kernel for the HTML report, or (Kernel
+// empty, DOT empty) a drawing of a PREM schedule check: its Gantt chart
+// (prem.WriteGantt), shown at the end of section 5 (Results).
 type Figure struct {
-	Kernel string // the kernel it belongs to (Kernel.Name)
+	Kernel string // the kernel it belongs to (Kernel.Name); "" for a PREM schedule's
+	// figure
 	Title  string
 	DOT    string // the Graphviz source
 	// SVG is the DOT rendered by Graphviz (dot -Tsvg), nil when dot is
@@ -66,7 +69,21 @@ func WriteHTML(w io.Writer, r *Report, figs []Figure) error {
 		}
 		b.WriteString("</section>\n")
 	}
-	mdToHTML(&b, md.String(), kernelFigs)
+	// A PREM report's schedule figures close its section 5 (Results,
+	// with the verdicts and counterexamples the chart shows).
+	sectionEnd := func(heading string) {
+		if r.Prem == nil || !strings.HasPrefix(heading, "5. ") {
+			return
+		}
+		for _, f := range figs {
+			if f.Kernel == "" {
+				b.WriteString(`<section class="figures">` + "\n")
+				writeFigure(&b, f)
+				b.WriteString("</section>\n")
+			}
+		}
+	}
+	mdToHTML(&b, md.String(), kernelFigs, sectionEnd)
 	b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -82,7 +99,11 @@ func writeFigure(b *strings.Builder, f Figure) {
 		b.WriteString("</div>\n")
 		return
 	} else if f.SVG != nil {
-		f.Note = "the Graphviz output was not embedded: " + err.Error()
+		f.Note = "the drawing was not embedded: " + err.Error()
+	}
+	if f.DOT == "" {
+		fmt.Fprintf(b, "<p>%s.</p>\n", xmlText(f.Note))
+		return
 	}
 	if f.Note != "" {
 		fmt.Fprintf(b, "<p>%s. Render the DOT source below with <code>%s</code>.</p>\n", xmlText(f.Note), xmlText(f.Command))
@@ -99,7 +120,8 @@ func writeFigure(b *strings.Builder, f Figure) {
 // declaration, DOCTYPE and comments.
 func SafeSVG(data []byte) ([]byte, error) {
 	allowed := map[string]bool{"svg": true, "g": true, "title": true, "polygon": true, "polyline": true, "path": true, "ellipse": true,
-		"text": true, "a": true, "defs": true, "linearGradient": true, "radialGradient": true, "stop": true}
+		"text": true, "a": true, "defs": true, "linearGradient": true, "radialGradient": true, "stop": true,
+		"rect": true, "line": true, "tspan": true, "pattern": true} // the last: prem.WriteGantt's
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
 	start := -1
@@ -122,6 +144,7 @@ func SafeSVG(data []byte) ([]byte, error) {
 				n := strings.ToLower(a.Name.Local)
 				v := strings.ToLower(strings.TrimSpace(a.Value))
 				if strings.HasPrefix(n, "on") || n == "style" && strings.Contains(v, "url(") ||
+					strings.Contains(v, "url(") && !localURL(v) ||
 					(n == "href") && !strings.HasPrefix(v, "#") && v != "" {
 					return nil, fmt.Errorf("SVG attribute %s=%q", a.Name.Local, a.Value)
 				}
@@ -144,13 +167,29 @@ func SafeSVG(data []byte) ([]byte, error) {
 	return bytes.TrimSpace(data[start:]), nil
 }
 
+// localURL reports whether every url(…) in an attribute value refers to
+// an element of the document (url(#id)).
+func localURL(v string) bool {
+	for {
+		i := strings.Index(v, "url(")
+		if i < 0 {
+			return true
+		}
+		v = strings.TrimLeft(v[i+len("url("):], " '\"")
+		if !strings.HasPrefix(v, "#") {
+			return false
+		}
+	}
+}
+
 // mdToHTML converts the Markdown report to XHTML. It reads exactly the
 // subset the Markdown renderer writes: ATX headings, pipe tables with an
 // alignment row, "- " lists, fenced code blocks, paragraphs; inline
 // backslash escapes, code spans and **strong**. Every character of text
 // is escaped. kernel is called with the index of a kernel of section 6
-// (the n-th "### Kernel" heading) when its subsection ends.
-func mdToHTML(b *strings.Builder, md string, kernel func(int)) {
+// (the n-th "### Kernel" heading) when its subsection ends, and
+// sectionEnd with the text of a level-2 heading when its section ends.
+func mdToHTML(b *strings.Builder, md string, kernel func(int), sectionEnd func(heading string)) {
 	lines := strings.Split(md, "\n")
 	inKernel := -1
 	kernels := 0
@@ -158,6 +197,14 @@ func mdToHTML(b *strings.Builder, md string, kernel func(int)) {
 		if inKernel >= 0 {
 			kernel(inKernel)
 			inKernel = -1
+		}
+	}
+	section := ""
+	endSection := func() {
+		endKernel()
+		if section != "" {
+			sectionEnd(section)
+			section = ""
 		}
 	}
 	var toc []string
@@ -180,6 +227,12 @@ func mdToHTML(b *strings.Builder, md string, kernel func(int)) {
 		case strings.HasPrefix(t, "#"):
 			level := len(t) - len(strings.TrimLeft(t, "#"))
 			text := strings.TrimSpace(t[level:])
+			if level <= 2 {
+				endSection()
+			}
+			if level == 2 {
+				section = text
+			}
 			if level <= 3 {
 				endKernel()
 			}
@@ -223,7 +276,7 @@ func mdToHTML(b *strings.Builder, md string, kernel func(int)) {
 			fmt.Fprintf(b, "<p>%s</p>\n", inlineHTML(strings.Join(para, " ")))
 		}
 	}
-	endKernel()
+	endSection()
 	if len(toc) > 0 {
 		s := b.String()
 		b.Reset()

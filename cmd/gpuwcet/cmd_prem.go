@@ -62,7 +62,7 @@ schedule names the same files.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "hw", Usage: "hardware description `NAME|FILE` for the static analysis of the phase regions", Category: catTarget},
 			analyzeFormatFlag,
-			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`: HTML when FILE ends in .html or .htm, else Markdown", Category: catOutput},
+			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`: HTML when FILE ends in .html or .htm (self-contained, with the Gantt chart), else Markdown", Category: catOutput},
 			&cli.StringFlag{Name: "report-json", Usage: "also write the JSON report to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "sarif", Usage: "also write the failing and warning checks as SARIF 2.1.0 to `FILE`", Category: catOutput},
 			&cli.StringFlag{Name: "junit", Usage: "also write one JUnit XML test case per check to `FILE`", Category: catOutput},
@@ -163,6 +163,10 @@ func premCheckAction(c *cli.Context) error {
 	if serr != nil {
 		return withCode(ExitBadInput, fmt.Errorf("prem check: %w", serr))
 	}
+	var figs []report.Figure
+	if err == nil && (format == "html" || reportFormat("report", "markdown", c.String("report")) == "html") {
+		figs = premFigures(c, run.sched, parsed.Prem, run.model)
+	}
 	var werrs []string
 	switch {
 	case err == nil && format == "text":
@@ -174,7 +178,7 @@ func premCheckAction(c *cli.Context) error {
 		}
 	case slices.Contains(analyzeFormats, format) && format != "text":
 		var b bytes.Buffer
-		if werr := writeReport(&b, format, data, parsed, nil); werr == nil {
+		if werr := writeReport(&b, format, data, parsed, figs); werr == nil {
 			if _, werr := c.App.Writer.Write(b.Bytes()); werr != nil {
 				werrs = append(werrs, fmt.Sprintf("standard output: %v", werr))
 			}
@@ -186,7 +190,7 @@ func premCheckAction(c *cli.Context) error {
 			continue
 		}
 		var b bytes.Buffer
-		werr := writeReport(&b, reportFormat(o.flag, o.format, c.String(o.flag)), data, parsed, nil)
+		werr := writeReport(&b, reportFormat(o.flag, o.format, c.String(o.flag)), data, parsed, figs)
 		if werr == nil {
 			werr = writeFile(fp, b.Bytes())
 		}

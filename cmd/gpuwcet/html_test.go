@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ var htmlElements = map[string]bool{"html": true, "head": true, "meta": true, "ti
 	"strong": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "section": true, "div": true,
 	"details": true, "summary": true,
 	"svg": true, "g": true, "rect": true, "line": true, "text": true, "polygon": true, "polyline": true, "path": true, "ellipse": true,
-	"defs": true, "linearGradient": true, "radialGradient": true, "stop": true}
+	"defs": true, "linearGradient": true, "radialGradient": true, "stop": true, "tspan": true, "pattern": true}
 
 // checkHTML parses an HTML report as XML, strictly: only the report's
 // elements, no script, style or link to anything outside the document,
@@ -226,4 +227,50 @@ func BenchmarkReportFigures(b *testing.B) {
 			run(cfgArgs, io.Discard, io.Discard)
 		}
 	})
+}
+
+// TestPremHTML: prem check --report FILE.html embeds the schedule's Gantt
+// chart (the SVG --gantt writes) at the end of section 5, after the
+// verdicts and counterexamples, and before the slack tables; names from
+// the schedule stay escaped, and a check that cannot draw says why.
+func TestPremHTML(t *testing.T) {
+	dir := t.TempDir()
+	src := string(readFile(t, "testdata/prem/notes-kw-whole-1400.toml"))
+	src = strings.Replace(src, `name = "kw-whole-1400"`, `name = "kw <script>alert(1)</script> ]]> --> \u202eevil & <b>x</b>"`, 1)
+	sched := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(sched, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html, gantt := filepath.Join(dir, "r.html"), filepath.Join(dir, "g.svg")
+	if _, e, code := runCmd(t, "prem", "check", "--report", html, "--gantt", gantt, sched); code != ExitVerdict {
+		t.Fatalf("exit %d, want %d: %s", code, ExitVerdict, e)
+	}
+	doc := string(readFile(t, html))
+	checkHTML(t, "r.html", []byte(doc))
+	if strings.Contains(doc, "<script") || strings.Contains(doc, "<b>x") {
+		t.Errorf("a name of the schedule is not escaped")
+	}
+	svg, err := report.SafeSVG(readFile(t, gantt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(doc, string(svg))
+	results, breakdown, counter := strings.Index(doc, ">5. Results</h2>"), strings.Index(doc, ">6. Breakdown</h2>"), strings.Index(doc, "First counterexample of C5")
+	if at < 0 || strings.Count(doc, "<svg") != 1 {
+		t.Fatalf("the Gantt chart --gantt writes is not embedded once")
+	}
+	if !(results < counter && counter < at && at < breakdown) {
+		t.Errorf("the Gantt chart is at %d, want after the counterexamples (%d) of section 5 (%d) and before section 6 (%d)", at, counter, results, breakdown)
+	}
+	for _, want := range []string{">C12<", "Slack per slot", "memory overlap"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("no %q in the HTML report", want)
+		}
+	}
+	// A Markdown report has no figure; an analyze HTML report no Gantt.
+	md := filepath.Join(dir, "r.md")
+	runCmd(t, "prem", "check", "--report", md, sched)
+	if strings.Contains(string(readFile(t, md)), "<svg") {
+		t.Errorf("the Markdown report embeds SVG")
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/gpuwcet/gpuwcet/bound/report"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -47,11 +48,7 @@ func premGraphicsFiles(c *cli.Context, s *prem.Schedule) (gantt, trace, conflict
 // returns a message per file it could not write.
 func premGraphics(c *cli.Context, s *prem.Schedule, r *prem.Result, m *prem.Model) []string {
 	gantt, trace, conflicts := premGraphicsFiles(c, s)
-	opts := prem.GanttOptions{Periods: s.Output.GanttHyperperiods}
-	if g := c.String("gantt-range"); g != "" {
-		rng, _ := parseGanttRange(g) // checked by premRun
-		opts.Tiles = rng
-	}
+	opts := premGanttOptions(c, s)
 	var errs []string
 	write := func(what, path string, render func(*bytes.Buffer) error) {
 		if path == "" {
@@ -74,4 +71,32 @@ func premGraphics(c *cli.Context, s *prem.Schedule, r *prem.Result, m *prem.Mode
 	write("--trace", trace, func(b *bytes.Buffer) error { return prem.WriteChromeTrace(b, m, r, opts) })
 	write("--conflicts", conflicts, func(b *bytes.Buffer) error { return prem.WriteConflictGraph(b, r) })
 	return errs
+}
+
+// premGanttOptions are the Gantt chart's options: the schedule's [output]
+// gantt_hyperperiods, --gantt-range.
+func premGanttOptions(c *cli.Context, s *prem.Schedule) prem.GanttOptions {
+	opts := prem.GanttOptions{Periods: s.Output.GanttHyperperiods}
+	if g := c.String("gantt-range"); g != "" {
+		rng, _ := parseGanttRange(g) // checked by premRun
+		opts.Tiles = rng
+	}
+	return opts
+}
+
+// premFigures returns the HTML report's drawing of a checked schedule: its
+// Gantt chart (the one --gantt writes), or why there is none.
+func premFigures(c *cli.Context, s *prem.Schedule, r *prem.Result, m *prem.Model) []report.Figure {
+	f := report.Figure{Title: "Gantt chart of the schedule (the chart --gantt writes; hover a bar for its numbers)"}
+	if m == nil {
+		f.Note = "No Gantt chart: no window table to draw (C2: a phase has no bound)"
+		return []report.Figure{f}
+	}
+	var b bytes.Buffer
+	if err := prem.WriteGantt(&b, m, r, premGanttOptions(c, s)); err != nil {
+		f.Note = "No Gantt chart: " + err.Error()
+		return []report.Figure{f}
+	}
+	f.SVG = b.Bytes()
+	return []report.Figure{f}
 }
