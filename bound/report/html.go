@@ -21,8 +21,9 @@ import (
 // empty, DOT empty) a drawing of a PREM schedule check: its Gantt chart
 // (prem.WriteGantt), shown at the end of section 5 (Results).
 type Figure struct {
-	Kernel string // the kernel it belongs to (Kernel.Name); "" for a PREM schedule's
-	// figure
+	// Kernel is the kernel it belongs to (Kernel.Name); "" for a PREM
+	// schedule's figure.
+	Kernel string
 	Title string
 	DOT   string // the Graphviz source
 	// SVG is the DOT rendered by Graphviz (dot -Tsvg), nil when dot is
