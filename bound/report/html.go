@@ -24,8 +24,8 @@ type Figure struct {
 	// Kernel is the kernel it belongs to (Kernel.Name); "" for a PREM
 	// schedule's figure.
 	Kernel string
-	Title string
-	DOT   string // the Graphviz source
+	Title  string
+	DOT    string // the Graphviz source
 	// SVG is the DOT rendered by Graphviz (dot -Tsvg), nil when dot is
 	// not installed or failed; it is embedded only when it parses and
 	// holds no script, event handler or external reference (SafeSVG).
