@@ -871,7 +871,11 @@ func (a *analysis) candidateOf(l *cfg.Loop, c *values.Value, br *isa.Instr) (*ca
 		if why == "" {
 			why = whyy
 		}
-		return nil, fmt.Sprintf("it compares %s with %s: %s", a.pretty(x), a.pretty(y), why)
+		bad := x
+		if whyx == "" {
+			bad = y
+		}
+		return nil, fmt.Sprintf("it compares %s with %s: %s%s", a.pretty(x), a.pretty(y), why, a.dependsOn(bad, why))
 	}
 	switch {
 	case rx.invariant() && ry.invariant():
@@ -977,22 +981,54 @@ func (c *candidate) flat() []*candidate {
 	return []*candidate{c}
 }
 
+// dependsOn explains, after why, a value the analysis does not read as a
+// recurrence: the first instruction of its graph whose semantics is not
+// modelled (unless why names it) and the launch values it depends on, so
+// that a message never leaves the user to guess whether the value is a
+// computation of the launch. "" when there is nothing to add.
+func (a *analysis) dependsOn(v *values.Value, why string) string {
+	var parts []string
+	if op := values.Unmodelled(v); op != nil {
+		switch {
+		case op.Kind != values.VOpaque || op.Instr == nil:
+			if w := a.opaqueWhy(op); !strings.Contains(why, w) {
+				parts = append(parts, w)
+			}
+		case !strings.Contains(why, fmt.Sprintf("%q at %s", op.Instr.Text, a.lineOf(op.Instr))):
+			parts = append(parts, fmt.Sprintf("%q at %s, which is not modelled (%s)", op.Instr.Text, a.lineOf(op.Instr), op.Why))
+		}
+	}
+	if _, leaves := values.Cause(v); len(leaves) > 0 {
+		parts = append(parts, "the launch values "+strings.Join(launchNames(leaves), ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (it depends on " + strings.Join(parts, ", and on ") + ")"
+}
+
+// launchNames names launch values (kernel arguments, special
+// registers), sorted, each once.
+func launchNames(leaves []*values.Value) []string {
+	var ns []string
+	seen := map[string]bool{}
+	for _, x := range leaves {
+		n := values.Pretty(x)
+		if !seen[n] {
+			seen[n] = true
+			ns = append(ns, n)
+		}
+	}
+	sort.Strings(ns)
+	return ns
+}
+
 // notFollowed explains a condition the analysis cannot read: the first
 // instruction whose semantics is not modelled, and the launch values the
 // condition depends on.
 func (a *analysis) notFollowed(c, op *values.Value, leaves []*values.Value) string {
 	s := fmt.Sprintf("its condition depends on %s", a.opaqueWhy(op))
-	if len(leaves) > 0 {
-		var ns []string
-		seen := map[string]bool{}
-		for _, x := range leaves {
-			n := values.Pretty(x)
-			if !seen[n] {
-				seen[n] = true
-				ns = append(ns, n)
-			}
-		}
-		sort.Strings(ns)
+	if ns := launchNames(leaves); len(ns) > 0 {
 		s += " (and on " + strings.Join(ns, ", ") + ")"
 	}
 	return s

@@ -166,6 +166,9 @@ func corpusLoops(t *testing.T, c *cfgtest.Corpus) []*corpusLoop {
 	return out
 }
 
+// maxWhyLen bounds the length of the reason a loop is not derived.
+const maxWhyLen = 1200
+
 // TestKernelCorpusLoops derives the loop bounds of the team's kernel
 // corpus (testdata/kernels: clang -O0..-O3 for sm_52/70/80/90, nvcc -O0
 // and -O3 for sm_62/87, PTX and SASS) and counts, per compiler,
@@ -196,6 +199,13 @@ func TestKernelCorpusLoops(t *testing.T) {
 			rows[k].derived++
 		} else {
 			missed = append(missed, fmt.Sprintf("%s %s %s %s: %s", l.config, l.kind, l.kernel.Name, l.pos, l.why))
+			// A reason is read by a person: its expressions are cut
+			// (values.PrettyLimit), so it stays short whatever the
+			// code (nvcc -O0 SASS of loop_udiv_const gave 3 KB of
+			// select(…) before).
+			if len(l.why) > maxWhyLen {
+				t.Errorf("%s %s %s %s: the reason is %d bytes long, want at most %d: %.300s…", l.config, l.kind, l.kernel.Name, l.pos, len(l.why), maxWhyLen, l.why)
+			}
 		}
 		if len(l.below) > 0 {
 			rows[k].below++

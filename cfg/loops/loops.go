@@ -545,8 +545,10 @@ func posOf(g *cfg.Graph, p token.Position) token.Pos {
 	return found
 }
 
-// Format writes a stable text form of the result: one line per loop, then
-// the problems.
+// Format writes a stable text form of the result: one line per loop. The
+// problems are not written: the caller reports each once, at its position
+// (gpuwcet facts check, on standard error); an unbounded loop's line
+// points to its problem rather than repeating the reason.
 func Format(w io.Writer, r *Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loops %s\n", r.Func.Name)
@@ -556,7 +558,12 @@ func Format(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "(%s, its %s) ", calleeName(lb.Callee), lb.CalleeKey)
 		}
 		if lb.Bound == nil {
-			fmt.Fprintf(&b, "unbounded: %s\n", lb.Why)
+			if r.reported(lb) {
+				// Its reason is in its problem: said once.
+				fmt.Fprintf(&b, "unbounded (the error at %s)\n", lb.Pos)
+			} else {
+				fmt.Fprintf(&b, "unbounded: %s\n", lb.Why)
+			}
 			continue
 		}
 		fmt.Fprintf(&b, "max %d = %s (%s", lb.Bound.Max, lb.Bound.Expr, lb.Bound.Source)
@@ -568,15 +575,19 @@ func Format(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "    derived: max %d = %s\n", lb.Derived.Max, lb.Derived.Expr)
 		}
 	}
-	for _, p := range r.Problems {
-		kind := "error"
-		if p.Warning {
-			kind = "warning"
-		}
-		fmt.Fprintf(&b, "  %s (%s): %s\n", kind, p.Category, p.Message)
-	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// reported reports whether an unbounded-loop problem at lb's position
+// gives lb's reason.
+func (r *Result) reported(lb *LoopBound) bool {
+	for _, p := range r.Problems {
+		if p.Category == CategoryUnbounded && p.Pos == lb.Pos && strings.Contains(p.Message, lb.Why) {
+			return true
+		}
+	}
+	return false
 }
 
 // releasePoint bounds a loop without derived bound that is a release point

@@ -66,24 +66,38 @@ func (v *Value) SignedConst() (int64, bool) {
 	return 0, false
 }
 
+// String writes v in the operation form of the value graph (add.32(φ3,
+// 1)), for dumps and tests; like Pretty, at most about 2·PrettyLimit
+// bytes, deeper subexpressions written "…".
 func (v *Value) String() string {
 	var b strings.Builder
-	writeValue(&b, v, 0)
+	for max := 12; max > 0; max-- {
+		b.Reset()
+		if writeValue(&b, v, 0, max) && b.Len() <= 2*PrettyLimit {
+			return b.String()
+		}
+	}
+	b.Reset()
+	writeValue(&b, v, 0, 0)
 	return b.String()
 }
 
-// writeValue writes v as an expression (shared subexpressions repeated, to
-// a depth limit).
-func writeValue(b *strings.Builder, v *Value, depth int) {
-	if depth > 12 {
+// writeValue writes v as an expression (shared subexpressions repeated),
+// subexpressions deeper than max as "…"; false when the text grows beyond
+// 2·PrettyLimit (max > 0 only).
+func writeValue(b *strings.Builder, v *Value, depth, max int) bool {
+	if depth > max {
 		b.WriteString("…")
-		return
+		return true
+	}
+	if max > 0 && b.Len() > 2*PrettyLimit {
+		return false
 	}
 	switch v.Kind {
 	case VConst:
 		if v.W == 1 {
 			fmt.Fprintf(b, "%v", v.Imm == 1)
-			return
+			return true
 		}
 		s := Signed(v.Imm, v.W)
 		if s < 0 && s > -1<<20 {
@@ -114,10 +128,13 @@ func writeValue(b *strings.Builder, v *Value, depth int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeValue(b, a, depth+1)
+			if !writeValue(b, a, depth+1, max) {
+				return false
+			}
 		}
 		b.WriteString(")")
 	}
+	return true
 }
 
 // resolve follows the replacements of trivial phis.
@@ -139,11 +156,28 @@ func (f *Func) Const(w int, x uint64) *Value { return f.constant(w, x) }
 // Pretty writes v as a C-like expression over kernel parameters, launch
 // dimensions and thread indices, for messages ("(n + 3) / 4"): signed and
 // unsigned operations marked where they differ, widths left out.
+//
+// The text is at most about PrettyLimit bytes: subexpressions below a
+// depth are written "…", the depth chosen as the largest (at most 10)
+// whose text fits, so the top of the expression is always shown. The cost
+// is bounded by the limit, however large the value graph (a shared
+// subexpression is written at each use).
 func Pretty(v *Value) string {
 	var b strings.Builder
-	pretty(&b, v, 0, 0)
+	for max := 10; max > 0; max-- {
+		b.Reset()
+		if pretty(&b, v, 0, 0, max) && b.Len() <= PrettyLimit {
+			return b.String()
+		}
+	}
+	b.Reset()
+	pretty(&b, v, 0, 0, 0)
 	return b.String()
 }
+
+// PrettyLimit is the length, in bytes, beyond which Pretty writes less of
+// an expression.
+const PrettyLimit = 160
 
 var infix = map[Code]struct {
 	op   string
@@ -155,51 +189,59 @@ var infix = map[Code]struct {
 	And: {"&", 1}, Xor: {"^", 1}, Or: {"|", 1},
 }
 
-func pretty(b *strings.Builder, v *Value, prec, depth int) {
-	if depth > 10 {
+var prettyName = map[Code]string{UMin: "minu", UMax: "maxu", SMin: "min", SMax: "max", Select: "select",
+	MulHiU: "mulhiu", MulHiS: "mulhi", Popc: "popc", Clz: "clz", Brev: "brev"}
+
+// pretty writes v at depth, subexpressions deeper than max as "…". It
+// reports false, stopping early, when the text grows beyond PrettyLimit
+// (max > 0 only: at max 0 the top node is written whatever its length).
+func pretty(b *strings.Builder, v *Value, prec, depth, max int) bool {
+	if depth > max {
 		b.WriteString("…")
-		return
+		return true
+	}
+	if max > 0 && b.Len() > PrettyLimit {
+		return false
 	}
 	switch v.Kind {
 	case VConst:
 		if v.W == 1 {
 			fmt.Fprintf(b, "%v", v.Imm == 1)
-			return
+			return true
 		}
 		if s := Signed(v.Imm, v.W); s < 0 && s > -1<<20 {
 			fmt.Fprintf(b, "%d", s)
-			return
+			return true
 		}
 		if v.Imm < 1<<20 {
 			fmt.Fprintf(b, "%d", v.Imm)
-			return
+			return true
 		}
 		fmt.Fprintf(b, "%#x", v.Imm)
-		return
+		return true
 	case VParam:
 		b.WriteString(v.Name)
 		if v.Off != 0 {
 			fmt.Fprintf(b, "[byte %d]", v.Off)
 		}
-		return
+		return true
 	case VSpecial:
 		b.WriteString(v.Name)
-		return
+		return true
 	case VOpaque:
 		if v.Instr != nil {
 			// The result of an instruction the analysis does not model.
 			fmt.Fprintf(b, "⟨%s⟩", v.Instr.Text)
-			return
+			return true
 		}
 		b.WriteString("?")
-		return
+		return true
 	case VUndef:
 		b.WriteString(v.Name)
-		return
+		return true
 	case VOp:
 	default:
-		writeValue(b, v, depth)
-		return
+		return writeValue(b, v, 0, 0)
 	}
 	a := v.Args
 	if v.Code == Add {
@@ -208,45 +250,46 @@ func pretty(b *strings.Builder, v *Value, prec, depth int) {
 			if 4 < prec {
 				b.WriteString("(")
 			}
-			pretty(b, a[0], 4, depth+1)
+			if !pretty(b, a[0], 4, depth+1, max) {
+				return false
+			}
 			fmt.Fprintf(b, " - %d", -c)
 			if 4 < prec {
 				b.WriteString(")")
 			}
-			return
+			return true
 		}
 	}
 	if op, ok := infix[v.Code]; ok {
 		if op.prec < prec {
 			b.WriteString("(")
 		}
-		pretty(b, a[0], op.prec, depth+1)
+		if !pretty(b, a[0], op.prec, depth+1, max) {
+			return false
+		}
 		fmt.Fprintf(b, " %s ", op.op)
-		pretty(b, a[1], op.prec+1, depth+1)
+		if !pretty(b, a[1], op.prec+1, depth+1, max) {
+			return false
+		}
 		if op.prec < prec {
 			b.WriteString(")")
 		}
-		return
+		return true
 	}
 	switch v.Code {
 	case Trunc, ZExt:
-		pretty(b, a[0], prec, depth+1)
-		return
+		return pretty(b, a[0], prec, depth+1, max)
 	case SExt:
 		b.WriteString("(signed)")
-		pretty(b, a[0], 6, depth+1)
-		return
+		return pretty(b, a[0], 6, depth+1, max)
 	case Neg:
 		b.WriteString("-")
-		pretty(b, a[0], 6, depth+1)
-		return
+		return pretty(b, a[0], 6, depth+1, max)
 	case Not:
 		b.WriteString("~")
-		pretty(b, a[0], 6, depth+1)
-		return
+		return pretty(b, a[0], 6, depth+1, max)
 	}
-	name := map[Code]string{UMin: "minu", UMax: "maxu", SMin: "min", SMax: "max", Select: "select",
-		MulHiU: "mulhiu", MulHiS: "mulhi", Popc: "popc", Clz: "clz", Brev: "brev"}[v.Code]
+	name := prettyName[v.Code]
 	if name == "" {
 		name = v.Code.String()
 	}
@@ -255,9 +298,12 @@ func pretty(b *strings.Builder, v *Value, prec, depth int) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		pretty(b, x, 0, depth+1)
+		if !pretty(b, x, 0, depth+1, max) {
+			return false
+		}
 	}
 	b.WriteString(")")
+	return true
 }
 
 // Cause returns, for a value the analysis cannot compute from launch
@@ -292,4 +338,28 @@ func Cause(v *Value) (opaque *Value, leaves []*Value) {
 	}
 	walk(v, 0)
 	return opaque, leaves
+}
+
+// Unmodelled returns the first value of v's graph, in depth-first order
+// through operations and phis, whose semantics the analysis does not model
+// (an opaque value or one read before it is written), or nil.
+func Unmodelled(v *Value) *Value {
+	seen := map[*Value]bool{}
+	var walk func(x *Value, depth int) *Value
+	walk = func(x *Value, depth int) *Value {
+		if x == nil || seen[x] || depth > 64 {
+			return nil
+		}
+		seen[x] = true
+		if x.Kind == VOpaque || x.Kind == VUndef {
+			return x
+		}
+		for _, a := range x.Args {
+			if u := walk(a, depth+1); u != nil {
+				return u
+			}
+		}
+		return nil
+	}
+	return walk(v, 0)
 }

@@ -127,12 +127,18 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 				}
 				var ue *loops.UnboundedError
 				if err := r.Err(); errors.As(err, &ue) {
-					unbounded = append(unbounded, err.Error())
+					// Each problem is printed above, once, at its
+					// position: name the kernel only.
+					unbounded = append(unbounded, fn.Name)
 				}
+				// Each problem once, at its position, as analyze
+				// prints its diagnostics.
 				for _, p := range r.Problems {
+					kind := "error"
 					if p.Warning {
-						fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", p.Pos, strings.TrimPrefix(p.Message, p.Pos.String()+": "))
+						kind = "warning"
 					}
+					fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", p.Pos, kind, strings.TrimPrefix(p.Message, p.Pos.String()+": "), p.Category)
 				}
 			}
 			if len(bad) > 0 {
@@ -142,7 +148,7 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 				return err
 			}
 			if len(unbounded) > 0 {
-				return codef(ExitUnbounded, "%s", strings.Join(unbounded, "\n"))
+				return codef(ExitUnbounded, "facts check: not bounded: %s (the errors are above)", strings.Join(unbounded, ", "))
 			}
 			return nil
 		},

@@ -76,3 +76,43 @@ func TestFactsDeviceFunction(t *testing.T) {
 		}
 	}
 }
+
+// TestFactsCheckOnce: facts check reports an unbounded loop once: its
+// error on standard error, at its position, with the reason; the loop's
+// line on standard output points to it. Before, the reason was printed
+// three times (the loop line, a problems list on standard output and the
+// exit error).
+func TestFactsCheckOnce(t *testing.T) {
+	dir := t.TempDir()
+	listing := filepath.Join(dir, "spin.ptx")
+	os.WriteFile(listing, []byte(`.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry spin(.param .u64 spin_param_0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [spin_param_0];
+LOOP:
+	ld.volatile.global.u32 %r1, [%rd1];
+	setp.eq.s32 %p1, %r1, 0;
+	@%p1 bra LOOP;
+	ret;
+}
+`), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "check", "--block", "64", listing}, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	all := stdout.String() + stderr.String()
+	if n := strings.Count(all, "is not modelled"); n != 1 {
+		t.Errorf("the reason is printed %d times, want once:\n%s", n, all)
+	}
+	if want := listing + ":11:2: error: loop label LOOP"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("standard error lacks %q:\n%s", want, stderr.String())
+	}
+	if want := "unbounded (the error at " + listing + ":11:2)"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("standard output lacks %q:\n%s", want, stdout.String())
+	}
+}
