@@ -166,6 +166,9 @@ type analysis struct {
 	entryLoop  *cfg.Loop
 	entry      *cfg.Block
 	multiEntry bool
+	// evaluators counts the evaluators made (the cost of evaluation;
+	// TestEvaluationPolynomial).
+	evaluators int
 }
 
 type invKey struct {
@@ -282,7 +285,7 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 	d.Why = strings.Join(whys, "; ")
 	// A bound that depends on no launch value is a number.
 	if a.launchFree(d) {
-		if n, _, err := d.evalDepth(LaunchEnv{}, 0); err == nil {
+		if n, _, err := d.evalNote(LaunchEnv{}); err == nil {
 			d.Expr = &DerivedExpr{fmt.Sprint(n)}
 		}
 	}
@@ -1239,9 +1242,39 @@ type evaluator struct {
 	ev    *values.Evaluator[values.Num]
 	d     *Derivation
 	depth int
+	memo  *evalMemo
 }
 
-func (a *analysis) newEvaluator(d *Derivation, env Env, depth int) *evaluator {
+// evalMemo holds, for one top-level evaluation (one launch), the ranges
+// of enclosing loops' header phis and the bounds of the loops evaluated
+// on the way. Each is a sound fact about the launch whatever the depth or
+// the loops busy when it was computed (those only cut the evaluation
+// short, giving less precise facts), so it is reused: without it, each
+// loop re-evaluated every earlier loop's bound from scratch, exponential
+// in the length of a chain of loops (a chain of 10 device functions with
+// a loop each took 7 s, 15 over 2 minutes).
+type evalMemo struct {
+	phi   map[*values.Value]phiMemo
+	bound map[*Derivation]boundMemo
+}
+
+type phiMemo struct {
+	n  values.Num
+	ok bool
+}
+
+type boundMemo struct {
+	n    int64
+	note string
+	err  error
+}
+
+func newEvalMemo() *evalMemo {
+	return &evalMemo{phi: map[*values.Value]phiMemo{}, bound: map[*Derivation]boundMemo{}}
+}
+
+func (a *analysis) newEvaluator(d *Derivation, env Env, depth int, memo *evalMemo) *evaluator {
+	a.evaluators++
 	renv := &values.RangeEnv{Args: map[string]int64{}}
 	for i, dim := range []string{"x", "y", "z"} {
 		if v, ok := env.Lookup("ntid." + dim); ok && v > 0 {
@@ -1256,7 +1289,7 @@ func (a *analysis) newEvaluator(d *Derivation, env Env, depth int) *evaluator {
 			renv.Args[k] = v
 		}
 	}
-	e := &evaluator{a: a, env: env, renv: renv, facts: map[*values.Value]values.Num{}, d: d, depth: depth}
+	e := &evaluator{a: a, env: env, renv: renv, facts: map[*values.Value]values.Num{}, d: d, depth: depth, memo: memo}
 	e.reset()
 	return e
 }
@@ -1287,6 +1320,16 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 	if l == nil || e.a.busy[l] {
 		return values.Num{}, false
 	}
+	if m, ok := e.memo.phi[v]; ok {
+		return m.n, m.ok
+	}
+	n, ok := e.loopPhiRange(v, l)
+	e.memo.phi[v] = phiMemo{n, ok}
+	return n, ok
+}
+
+// loopPhiRange computes phiRange for a header phi v of loop l.
+func (e *evaluator) loopPhiRange(v *values.Value, l *cfg.Loop) (values.Num, bool) {
 	r, why := e.a.headerPhi(v, l)
 	if why != "" || r.kind != recAdd {
 		return values.Num{}, false
@@ -1297,11 +1340,11 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 	}
 	e.a.busy[l] = true
 	defer delete(e.a.busy, l)
-	n, _, err := d.evalDepth(e.env, e.depth+1)
+	n, _, err := d.evalDepth(e.env, e.depth+1, e.memo)
 	if err != nil {
 		return values.Num{}, false
 	}
-	sub := e.a.newEvaluator(d, e.env, e.depth+1)
+	sub := e.a.newEvaluator(d, e.env, e.depth+1, e.memo)
 	sub.applyGuards(d.guards)
 	s := sub.num(r.start)
 	st := sub.num(r.step)
@@ -1435,7 +1478,7 @@ func (e *evaluator) assume(c *values.Value, want bool) {
 // skipped returns the guard that keeps every thread out of the loop at
 // this launch, or nil.
 func (e *evaluator) skipped(gs []guardFact) *guardFact {
-	plain := e.a.newEvaluator(e.d, e.env, e.depth)
+	plain := e.a.newEvaluator(e.d, e.env, e.depth, e.memo)
 	for i := range gs {
 		g := &gs[i]
 		n := plain.num(g.cond)
@@ -1446,14 +1489,27 @@ func (e *evaluator) skipped(gs []guardFact) *guardFact {
 	return nil
 }
 
-func (d *Derivation) evalNote(env Env) (int64, string, error) { return d.evalDepth(env, 0) }
+func (d *Derivation) evalNote(env Env) (int64, string, error) {
+	return d.evalDepth(env, 0, newEvalMemo())
+}
 
-func (d *Derivation) evalDepth(env Env, depth int) (int64, string, error) {
+// evalDepth evaluates the bound at a launch, memo holding what earlier
+// steps of the same evaluation found (see evalMemo).
+func (d *Derivation) evalDepth(env Env, depth int, memo *evalMemo) (int64, string, error) {
+	if m, ok := memo.bound[d]; ok {
+		return m.n, m.note, m.err
+	}
+	n, note, err := d.evalUncached(env, depth, memo)
+	memo.bound[d] = boundMemo{n, note, err}
+	return n, note, err
+}
+
+func (d *Derivation) evalUncached(env Env, depth int, memo *evalMemo) (int64, string, error) {
 	if d.Expr == nil {
 		return 0, "", errors.New("no derived bound")
 	}
 	a := d.a
-	e := a.newEvaluator(d, env, depth)
+	e := a.newEvaluator(d, env, depth, memo)
 	if g := e.skipped(d.guards); g != nil {
 		return 1, "the test " + fmt.Sprintf("%q", g.at.Text) + " before the loop skips it at this launch", nil
 	}
