@@ -97,3 +97,49 @@ func BenchmarkChain(b *testing.B) {
 		})
 	}
 }
+
+// nestPTX is a triangular nest of n do-while loops: the outermost runs
+// min(p, 5) times, each inner one one time less than its parent's
+// counter (at least once).
+func nestPTX(n int) string {
+	var b strings.Builder
+	b.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u32 p) {\n")
+	fmt.Fprintf(&b, ".reg .b32 %%r<%d>; .reg .pred %%p<%d>;\nld.param.u32 %%r0, [p];\nmin.u32 %%r0, %%r0, 5;\n", n+1, n+1)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "mov.u32 %%r%d, 0;\nH%d:\n", i, i)
+	}
+	for i := n; i >= 1; i-- {
+		fmt.Fprintf(&b, "add.s32 %%r%d, %%r%d, 1; setp.lt.u32 %%p%d, %%r%d, %%r%d; @%%p%d bra H%d;\n", i, i, i, i, i-1, i, i)
+	}
+	b.WriteString("ret; }\n")
+	return b.String()
+}
+
+// TestDeepTriangularNest bounds every loop of a 24-deep triangular nest:
+// each inner bound reads the range of its parent's counter, through every
+// enclosing loop (the recursion stopped at 8 enclosing loops before the
+// evaluation memo made deeper recursion cheap).
+func TestDeepTriangularNest(t *testing.T) {
+	const n = 24
+	f, _ := graphs(t, "nest.ptx", []byte(nestPTX(n)))
+	env := LaunchEnv{Args: map[string]int64{"p": 7}}
+	for _, vf := range valuesOf(t, f) {
+		ds := Derive(vf)
+		if len(ds) != n {
+			t.Fatalf("%d loops, want %d", len(ds), n)
+		}
+		for i, d := range ds {
+			got, err := d.Eval(env)
+			if err != nil {
+				t.Errorf("loop %d: %v", i, err)
+				continue
+			}
+			// Loop i (0 outermost) sees its parent's counter up to
+			// 5 - i + 1 (the outermost runs 5 times): at most 5 - i
+			// iterations, at least one.
+			if want := max(int64(5-i), 1); got < want {
+				t.Errorf("loop %d: bound %d below its %d iterations", i, got, want)
+			}
+		}
+	}
+}

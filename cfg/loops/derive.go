@@ -1305,10 +1305,14 @@ func (e *evaluator) reset() {
 
 func (e *evaluator) num(v *values.Value) values.Num { return e.ev.Eval(v) }
 
+// maxEvalDepth bounds the recursion of phiRange through enclosing loops'
+// bounds (each level is one loop; the memo keeps the work polynomial).
+const maxEvalDepth = 64
+
 // phiRange is the range of a header phi of an enclosing, derived loop:
 // its start plus up to (N-1) steps, N the loop's bound at this launch.
 func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
-	if e.depth > 8 {
+	if e.depth > maxEvalDepth {
 		return values.Num{}, false
 	}
 	var l *cfg.Loop
