@@ -35,11 +35,15 @@ func WriteText(w io.Writer, s *Split) error {
 		name string
 		cat  Category
 	}{{"control approximations", s.Control}, {"data approximations", s.Data}, {"stated assumptions", s.Assumptions}} {
+		name := c.name
+		if len(c.cat.Assumptions) > 0 {
+			name += " (" + strings.Join(c.cat.Assumptions, ", ") + ")"
+		}
 		if len(c.cat.Items) == 0 {
-			fmt.Fprintf(&b, "  %s: %s\n", c.name, c.cat.Note)
+			fmt.Fprintf(&b, "  %s: %s\n", name, c.cat.Note)
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %d cycles\n", c.name, c.cat.Cycles)
+		fmt.Fprintf(&b, "  %s: %d cycles\n", name, c.cat.Cycles)
 		for _, it := range c.cat.Items {
 			fmt.Fprintf(&b, "    %s", it.Kind)
 			if it.Pos != "" {
@@ -51,7 +55,11 @@ func WriteText(w io.Writer, s *Split) error {
 			if it.Cycles < 0 {
 				cyc = "not quantified"
 			}
-			fmt.Fprintf(&b, " %s: %s\n", it.What, cyc)
+			if len(it.Assumptions) > 0 {
+				fmt.Fprintf(&b, " %s (%s): %s\n", it.What, strings.Join(it.Assumptions, ", "), cyc)
+			} else {
+				fmt.Fprintf(&b, " %s: %s\n", it.What, cyc)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -33,6 +33,7 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
@@ -99,6 +100,12 @@ type Category struct {
 	Items  []Item `json:"items"`
 	// Note says what the category holds or why it is empty.
 	Note string `json:"note,omitempty"`
+	// Assumptions are the ledger IDs (cfg/assume, docs/assumptions.md)
+	// the category's cycles are owed to: the stated assumptions'
+	// A-PIPELINE; the data approximations' fixed latencies (A-UNIT-TIMINGS,
+	// A-MEM-FIXED-LATENCY), which the reference model assumes rather than
+	// approximates.
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // Item kinds.
@@ -121,6 +128,9 @@ type Item struct {
 	Name   string `json:"name,omitempty"`
 	What   string `json:"what"`
 	Cycles int64  `json:"cycles"`
+	// Assumptions are the ledger IDs the item rests on, when they are not
+	// its category's (an annotated loop bound: A-LOOP-ANNOTATED).
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // Env is what the counterfactual analyses need besides the report: the
@@ -238,7 +248,8 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 	var annotated []*loops.LoopBound
 	for _, lb := range rep.Loops.Loops {
 		if lb.Bound != nil && lb.Bound.Source == loops.Annotated {
-			it := Item{Kind: KindAnnotatedLoop, Pos: lb.Pos.String(), What: fmt.Sprintf("loop %s: annotated bound %d (%s)", lb.Key, lb.Bound.Max, lb.Bound.Why), Cycles: -1}
+			it := Item{Kind: KindAnnotatedLoop, Pos: lb.Pos.String(), What: fmt.Sprintf("loop %s: annotated bound %d (%s)", lb.Key, lb.Bound.Max, lb.Bound.Why), Cycles: -1,
+				Assumptions: []string{assume.LoopAnnotated}}
 			lr := rep.Loops.WithMax(lb, 1)
 			if it.Cycles = drop(func() (*static.Report, error) { return rep.Rerun(nil, nil, lr) }); it.Cycles >= 0 {
 				annotated = append(annotated, lb)
@@ -289,6 +300,7 @@ func Static(rep *static.Report, env Env) (*Split, error) {
 
 	// Data approximations: none in the reference model.
 	s.Data.Note = "none in the reference model: every latency is the hardware description's fixed value (an assumption of the description), no address enters the timing"
+	s.Data.Assumptions = []string{assume.UnitTimings, assume.MemFixedLatency}
 	s.ApproximationFree = len(s.Control.Items) == 0
 	return s, nil
 }
@@ -341,6 +353,7 @@ func FixedPath(r *bound.Result, recompute func(hw *hwdesc.Desc) (*bound.Result, 
 	s.UnattributedCycles = s.BoundCycles - s.IsolatedCycles - s.InterferenceCycles
 	s.Control.Note = "none: the paths are known (a trace or a straight line)"
 	s.Data.Note = "none in the reference model: every latency is the hardware description's fixed value (an assumption of the description), no address enters the timing"
+	s.Data.Assumptions = []string{assume.UnitTimings, assume.MemFixedLatency}
 	s.Assumptions = assumptions(r.HW, func(string) bool { return true }, func(hw *hwdesc.Desc) int64 {
 		x, err := recompute(hw)
 		if err != nil {
@@ -388,6 +401,7 @@ func assumptions(hw *hwdesc.Desc, applies func(name string) bool, drop func(*hwd
 		c.Note = "none: the description's [pipeline] table adds nothing"
 		return c
 	}
+	c.Assumptions = []string{assume.Pipeline}
 	n := 0
 	for _, o := range on {
 		if applies(o.name) {

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"go/token"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/bound"
 	"github.com/gpuwcet/gpuwcet/bound/pessimism"
 	"github.com/gpuwcet/gpuwcet/bound/static"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
@@ -179,6 +181,37 @@ max = 1
 	}
 	if want <= 0 {
 		t.Errorf("bound %d with 50 iterations, %d with 1", k.rep.Bound, one.rep.Bound)
+	}
+	ledgerIDs(t, s)
+}
+
+// ledgerIDs checks the ledger IDs of a split (issue 12 item 4: the cycles
+// owed to stated assumptions name them): every ID is in the ledger, the
+// stated assumptions are A-PIPELINE's, the data approximations rest on the
+// fixed latencies, and an annotated loop bound names A-LOOP-ANNOTATED.
+func ledgerIDs(t *testing.T, s *pessimism.Split) {
+	t.Helper()
+	for _, c := range []pessimism.Category{s.Control, s.Data, s.Assumptions} {
+		ids := slices.Clone(c.Assumptions)
+		for _, it := range c.Items {
+			ids = append(ids, it.Assumptions...)
+		}
+		for _, id := range ids {
+			if _, ok := assume.Get(id); !ok {
+				t.Errorf("%q is not in the ledger", id)
+			}
+		}
+	}
+	if !slices.Equal(s.Assumptions.Assumptions, []string{assume.Pipeline}) {
+		t.Errorf("stated assumptions name %v, want %s", s.Assumptions.Assumptions, assume.Pipeline)
+	}
+	if !slices.Contains(s.Data.Assumptions, assume.MemFixedLatency) {
+		t.Errorf("data approximations name %v, want %s among them", s.Data.Assumptions, assume.MemFixedLatency)
+	}
+	for _, it := range s.Control.Items {
+		if it.Kind == pessimism.KindAnnotatedLoop && !slices.Equal(it.Assumptions, []string{assume.LoopAnnotated}) {
+			t.Errorf("annotated loop item names %v, want %s", it.Assumptions, assume.LoopAnnotated)
+		}
 	}
 }
 

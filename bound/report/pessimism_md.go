@@ -31,11 +31,12 @@ func writePessimismMD(b *strings.Builder, k *Kernel) {
 		name string
 		cat  *pessimism.Category
 	}{{"Control approximations", &s.Control}, {"Data approximations", &s.Data}, {"Stated assumptions", &s.Assumptions}} {
+		name := c.name + ledgerIDs(c.cat.Assumptions)
 		if len(c.cat.Items) == 0 {
-			fmt.Fprintf(b, "| %s | none |\n", c.name)
+			fmt.Fprintf(b, "| %s | none |\n", name)
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %d |\n", c.name, c.cat.Cycles)
+		fmt.Fprintf(b, "| %s | %d |\n", name, c.cat.Cycles)
 		for _, it := range c.cat.Items {
 			cyc := fmt.Sprint(it.Cycles)
 			if it.Cycles < 0 {
@@ -47,7 +48,7 @@ func writePessimismMD(b *strings.Builder, k *Kernel) {
 			} else if it.Name != "" {
 				where = " " + code(it.Name)
 			}
-			fmt.Fprintf(b, "| — %s%s: %s | %s |\n", cell(it.Kind), where, cell(it.What), cyc)
+			fmt.Fprintf(b, "| — %s%s: %s%s | %s |\n", cell(it.Kind), where, cell(it.What), ledgerIDs(it.Assumptions), cyc)
 		}
 	}
 	if s.ApproximationFree {
@@ -87,4 +88,17 @@ func writeComparisonMD(b *strings.Builder, c *Comparison) {
 		}
 	}
 	b.WriteString("\n")
+}
+
+// ledgerIDs writes the ledger IDs a part of the split is owed to, " (`A-…`,
+// …)", or "".
+func ledgerIDs(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	var cs []string
+	for _, id := range ids {
+		cs = append(cs, code(id))
+	}
+	return " (" + strings.Join(cs, ", ") + ")"
 }
