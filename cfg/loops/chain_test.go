@@ -143,3 +143,47 @@ func TestDeepTriangularNest(t *testing.T) {
 		}
 	}
 }
+
+// seqPTX is a kernel of n loops in sequence, each stepping the previous
+// loop's counter too (so each loop's values read the previous loop's).
+func seqPTX(n int) string {
+	var b strings.Builder
+	b.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u32 p) {\n")
+	fmt.Fprintf(&b, ".reg .b32 %%r<%d>; .reg .pred %%p<%d>;\nld.param.u32 %%r0, [p];\nand.b32 %%r0, %%r0, 7;\n", 2*n+1, n+1)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "mov.u32 %%r%d, 0;\nH%d: add.s32 %%r%d, %%r%d, 1; add.s32 %%r%d, %%r%d, 1; setp.lt.u32 %%p%d, %%r%d, 3; @%%p%d bra H%d;\n",
+			2*i, i, 2*i, 2*i, 2*i-2, 2*i-2, i, 2*i, i, i)
+	}
+	b.WriteString("ret; }\n")
+	return b.String()
+}
+
+// seqEvaluators evaluates every loop of seqPTX(n) with one memo, as the
+// loops pass does, returning the evaluators made.
+func seqEvaluators(t *testing.T, n int) int {
+	t.Helper()
+	f, _ := graphs(t, "seq.ptx", []byte(seqPTX(n)))
+	vs := valuesOf(t, f)
+	ds := Derive(vs[0])
+	memo := newEvalMemo()
+	env := LaunchEnv{Args: map[string]int64{"p": 5}}
+	for i, d := range ds {
+		v, _, err := d.evalMemo(env, memo)
+		if err != nil || v != 3 {
+			t.Fatalf("seq of %d: loop %d: bound %d, %v; want 3", n, i, v, err)
+		}
+	}
+	return ds[0].a.evaluators
+}
+
+// TestSharedMemo checks that the loops of a function evaluated at one
+// launch share their memo: with a memo per loop, a kernel of n loops in
+// sequence made O(n²) evaluators (300 loops: 101 s in analyze; 2.8 s
+// shared).
+func TestSharedMemo(t *testing.T) {
+	n25, n50 := seqEvaluators(t, 25), seqEvaluators(t, 50)
+	t.Logf("evaluators: 25 loops: %d, 50 loops: %d", n25, n50)
+	if n50 > 3*n25 {
+		t.Errorf("50 loops made %d evaluators, 25 loops %d: more than linear growth", n50, n25)
+	}
+}

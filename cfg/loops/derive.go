@@ -1245,28 +1245,41 @@ type evaluator struct {
 	memo  *evalMemo
 }
 
-// evalMemo holds, for one top-level evaluation (one launch), the ranges
-// of enclosing loops' header phis and the bounds of the loops evaluated
-// on the way. Each is a sound fact about the launch whatever the depth or
-// the loops busy when it was computed (those only cut the evaluation
-// short, giving less precise facts), so it is reused: without it, each
-// loop re-evaluated every earlier loop's bound from scratch, exponential
+// evalMemo holds the ranges of loops' header phis and the bounds of the
+// loops evaluated at one launch. Each is a sound fact about the launch
+// whatever the depth or the loops busy when it was computed (those only
+// cut an evaluation short, giving a less precise fact). Without it, each
+// loop re-evaluated every earlier loop's bound from scratch: exponential
 // in the length of a chain of loops (a chain of 10 device functions with
-// a loop each took 7 s, 15 over 2 minutes).
+// a loop each took 7 s, 15 over 2 minutes), and cubic in the number of
+// loops of a kernel when shared by only one top-level evaluation.
+//
+// The bound of a loop evaluated with its own loop or an enclosing one
+// busy may be less precise than a fresh evaluation would give; such an
+// entry is tainted and reused only within the top-level evaluation
+// (generation) that computed it, so a memo shared by the evaluations of
+// every loop of a function (loops.run) changes no bound.
 type evalMemo struct {
 	phi   map[*values.Value]phiMemo
 	bound map[*Derivation]boundMemo
+	// gen numbers the top-level evaluations; cut counts the evaluations
+	// cut short by a busy loop or the depth limit so far.
+	gen, cut int
 }
 
 type phiMemo struct {
-	n  values.Num
-	ok bool
+	n       values.Num
+	ok      bool
+	tainted bool
+	gen     int
 }
 
 type boundMemo struct {
-	n    int64
-	note string
-	err  error
+	n       int64
+	note    string
+	err     error
+	tainted bool
+	gen     int
 }
 
 func newEvalMemo() *evalMemo {
@@ -1313,6 +1326,7 @@ const maxEvalDepth = 64
 // its start plus up to (N-1) steps, N the loop's bound at this launch.
 func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 	if e.depth > maxEvalDepth {
+		e.memo.cut++
 		return values.Num{}, false
 	}
 	var l *cfg.Loop
@@ -1321,14 +1335,19 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 			l = x
 		}
 	}
-	if l == nil || e.a.busy[l] {
+	if l == nil {
 		return values.Num{}, false
 	}
-	if m, ok := e.memo.phi[v]; ok {
+	if e.a.busy[l] {
+		e.memo.cut++
+		return values.Num{}, false
+	}
+	if m, ok := e.memo.phi[v]; ok && (!m.tainted || m.gen == e.memo.gen) {
 		return m.n, m.ok
 	}
+	cut := e.memo.cut
 	n, ok := e.loopPhiRange(v, l)
-	e.memo.phi[v] = phiMemo{n, ok}
+	e.memo.phi[v] = phiMemo{n: n, ok: ok, tainted: e.memo.cut != cut, gen: e.memo.gen}
 	return n, ok
 }
 
@@ -1494,17 +1513,25 @@ func (e *evaluator) skipped(gs []guardFact) *guardFact {
 }
 
 func (d *Derivation) evalNote(env Env) (int64, string, error) {
-	return d.evalDepth(env, 0, newEvalMemo())
+	return d.evalMemo(env, newEvalMemo())
+}
+
+// evalMemo is a top-level evaluation at a launch with a memo shared by
+// other top-level evaluations at the same launch.
+func (d *Derivation) evalMemo(env Env, memo *evalMemo) (int64, string, error) {
+	memo.gen++
+	return d.evalDepth(env, 0, memo)
 }
 
 // evalDepth evaluates the bound at a launch, memo holding what earlier
-// steps of the same evaluation found (see evalMemo).
+// evaluations found (see evalMemo).
 func (d *Derivation) evalDepth(env Env, depth int, memo *evalMemo) (int64, string, error) {
-	if m, ok := memo.bound[d]; ok {
+	if m, ok := memo.bound[d]; ok && (!m.tainted || m.gen == memo.gen) {
 		return m.n, m.note, m.err
 	}
+	cut := memo.cut
 	n, note, err := d.evalUncached(env, depth, memo)
-	memo.bound[d] = boundMemo{n, note, err}
+	memo.bound[d] = boundMemo{n: n, note: note, err: err, tainted: memo.cut != cut, gen: memo.gen}
 	return n, note, err
 }
 

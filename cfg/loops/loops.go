@@ -316,6 +316,7 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 	var errs []error
 	evalErr := map[*LoopBound]error{}
 	inl := f.Inlined
+	memo := newEvalMemo()
 	for i, l := range g.Loops {
 		lb := &LoopBound{Loop: l, Header: l.Header, Key: keyOf(g, l), Pos: pos(l.Header.Pos())}
 		lb.Callee, lb.CalleeKey, lb.Calls = calleeOf(inl, l, lb.Key)
@@ -330,7 +331,7 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 			releasePoint(lb, f, l, pos)
 			continue
 		}
-		max, note, err := d.evalNote(env)
+		max, note, err := d.evalMemo(env, memo)
 		if err != nil {
 			// A missing launch value is bad input (exit 1) unless a fact
 			// replaces the bound; any other failure leaves the loop
