@@ -2295,3 +2295,86 @@ func abs64(x int64) int64 {
 	}
 	return x
 }
+
+// Unfollowed says, when every exit test of the derived bound reads a
+// value the analysis does not follow (an opaque value other than a
+// constant-bank word, or a variable read before any write), why one such
+// value is not followed: the bound is then a formula over data, not over
+// the launch, and holds at a launch only where that value's range bounds
+// it. It returns "" when some exit test depends on launch values and
+// constants alone, when the data's range alone bounds the loop (the bound
+// evaluates with no launch value known: "x & 7"), or when no bound was
+// derived.
+func (d *Derivation) Unfollowed() string {
+	if d.Expr == nil || len(d.cands) == 0 || d.a == nil {
+		return ""
+	}
+	if _, _, err := d.evalNote(noLaunch{}); err == nil {
+		return ""
+	}
+	var first *values.Value
+	for _, c := range d.cands {
+		v := c.unfollowed()
+		if v == nil {
+			return ""
+		}
+		if first == nil {
+			first = v
+		}
+	}
+	return d.a.opaqueWhy(first)
+}
+
+// unfollowed returns a value the analysis does not follow that c's bound
+// reads, or nil. A disjunction's bound is the largest of its disjuncts'
+// (entries or not): it reads every disjunct's values.
+func (c *candidate) unfollowed() *values.Value {
+	if len(c.or) > 0 {
+		for _, x := range c.or {
+			if v := x.unfollowed(); v != nil {
+				return v
+			}
+		}
+		return nil
+	}
+	for _, v := range []*values.Value{c.lim, c.iv.start, c.iv.step} {
+		if op := opaqueIn(v); op != nil {
+			return op
+		}
+	}
+	return nil
+}
+
+// opaqueIn returns an opaque value (not a constant-bank word) or an
+// undefined variable that v is computed from, or nil.
+func opaqueIn(v *values.Value) *values.Value {
+	seen := map[*values.Value]bool{}
+	var walk func(x *values.Value, depth int) *values.Value
+	walk = func(x *values.Value, depth int) *values.Value {
+		if x == nil || seen[x] || depth > 64 {
+			return nil
+		}
+		seen[x] = true
+		switch x.Kind {
+		case values.VOpaque:
+			if !x.ConstantBank() {
+				return x
+			}
+		case values.VUndef:
+			return x
+		}
+		for _, a := range x.Args {
+			if op := walk(a, depth+1); op != nil {
+				return op
+			}
+		}
+		return nil
+	}
+	return walk(v, 0)
+}
+
+// noLaunch is the environment that knows no launch value.
+type noLaunch struct{}
+
+// Lookup implements Env.
+func (noLaunch) Lookup(string) (int64, bool) { return 0, false }

@@ -98,6 +98,8 @@ func WriteTemplate(w io.Writer, name, sha string, file *isa.File) error {
 				}
 				c := context{kernel: fn.Name, calls: strings.Join(at, ", then ")}
 				switch {
+				case d.Expr != nil && d.Unfollowed() != "":
+					c.note, c.open = "derived "+d.Expr.String()+", over data: "+oneLine(d.Unfollowed())+"; its range alone gives no bound", true
 				case d.Expr != nil:
 					c.note = "derived " + d.Expr.String()
 				case rp != nil:
@@ -111,6 +113,18 @@ func WriteTemplate(w io.Writer, name, sha string, file *isa.File) error {
 			own++
 			prefix := ""
 			b.WriteString("\n")
+			if uf := d.Unfollowed(); uf != "" {
+				// A bound over data the analysis does not follow, whose
+				// range alone bounds nothing, holds at a launch only where
+				// the launch values happen to bound it (analyze reports
+				// "no bound holds at this launch" otherwise): open, like a
+				// loop without derived bound.
+				fmt.Fprintf(&b, "# %s: loop %s, depth %d: derived %s, over data: %s; its range alone gives no bound\n", p, l.Header, l.Depth, oneLine(d.Expr.String()), oneLine(uf))
+				fmt.Fprintf(&b, "[[kernel.loop]]\n")
+				writeKey(&b, "", k)
+				b.WriteString("max = \"?\"\nwhy = \"\"\n")
+				continue
+			}
 			if d.Expr == nil && rp != nil {
 				fmt.Fprintf(&b, "# %s: loop %s, depth %d: release point, for review: %s\n", p, l.Header, l.Depth, oneLine(rp.String()))
 				prefix = "# "

@@ -101,7 +101,11 @@ func analyzeSASS(t *testing.T, path, arch string, k *cfgtest.Kernel, l cfgtest.L
 // cfg.Inline: bounded with its calls inlined, or not bounded (exit 2) for a
 // reason other than its calls (a loop the value analysis does not bound, a
 // barrier it cannot show to be reached by every warp); the reasons are
-// logged.
+// logged. A kernel not bounded for its loops is bounded once every open
+// entry of gpuwcet facts template's file is filled in: the template lists
+// every loop analyze does not bound, device functions' included, under a
+// key the facts file accepts (a bound derived over data the analysis does
+// not follow, which holds at no launch, is listed open too).
 func TestAnalyzeSASSDeviceCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kernel corpus: skipped in -short mode")
@@ -134,6 +138,7 @@ func TestAnalyzeSASSDeviceCalls(t *testing.T) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		facts := "" // the listing's template, filled in
 		tl := per[l.Config.String()]
 		if tl == nil {
 			tl = &tally{}
@@ -162,6 +167,13 @@ func TestAnalyzeSASSDeviceCalls(t *testing.T) {
 					}
 				}
 				reasons[rule]++
+				if rule != "unbounded-loop" {
+					break
+				}
+				if facts == "" {
+					facts = filledTemplate(t, path)
+				}
+				withFacts(t, path, facts, l.Config.Arch, k, k.Launch[0])
 			default:
 				t.Errorf("%s: %s: exit %d: %s", l, k.Name, code, stderr)
 			}
@@ -184,6 +196,50 @@ func TestAnalyzeSASSDeviceCalls(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("no SASS listing of the corpus calls a device function")
+	}
+}
+
+// filledTemplate writes gpuwcet facts template's file for the listing at
+// path with every open entry filled in (max = 100) and returns its path.
+func filledTemplate(t *testing.T, path string) string {
+	t.Helper()
+	facts := path + ".facts.toml"
+	var out bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "template", "-o", facts, path}, &out, &out); code != 0 {
+		t.Fatalf("%s: facts template: exit %d: %s", path, code, out.String())
+	}
+	data, err := os.ReadFile(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.ReplaceAll(string(data), `max = "?"`, "max = 100")
+	filled = strings.ReplaceAll(filled, `why = ""`, `why = "filled in by the test"`)
+	if err := os.WriteFile(facts, []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return facts
+}
+
+// withFacts runs analyze on kernel k with the facts file, and fails unless
+// every loop is bounded: exit 0, or exit 2 for a reason other than a loop.
+func withFacts(t *testing.T, path, facts, arch string, k *cfgtest.Kernel, l cfgtest.Launch) {
+	t.Helper()
+	args := []string{"gpuwcet", "analyze", "--hw", sassPreset(t, arch), "--kernel", "^" + regexp.QuoteMeta(k.Symbol) + "$", "--facts", facts, "--format", "json"}
+	args = append(args, l.Flags(k)...)
+	args = append(args, path)
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	var j analyzeJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("%v: exit %d: report: %v\n%s", args, code, err, errb.String())
+	}
+	for _, d := range j.Diagnostics {
+		if d.Level == "error" && (d.Rule == "unbounded-loop" || strings.HasPrefix(d.Rule, "facts")) {
+			t.Errorf("%s: %s: with the filled-in template: %s: %s", filepath.Base(path), k.Name, d.Rule, d.Message)
+		}
+	}
+	if code != 0 && code != 2 {
+		t.Errorf("%s: %s: with the filled-in template: exit %d: %s", filepath.Base(path), k.Name, code, errb.String())
 	}
 }
 
