@@ -79,10 +79,12 @@ func callsDevice(f *isa.File, fn *isa.Func) bool {
 }
 
 // analyzeSASS runs gpuwcet analyze on one kernel of a SASS listing with
-// the launch of the manifest, and decodes its JSON report.
-func analyzeSASS(t *testing.T, path, arch string, k *cfgtest.Kernel, l cfgtest.Launch) (*analyzeJSON, int, string) {
+// the launch of the manifest and the extra flags, and decodes its JSON
+// report.
+func analyzeSASS(t *testing.T, path, arch string, k *cfgtest.Kernel, l cfgtest.Launch, extra ...string) (*analyzeJSON, int, string) {
 	t.Helper()
 	args := []string{"gpuwcet", "analyze", "--hw", sassPreset(t, arch), "--kernel", "^" + regexp.QuoteMeta(k.Symbol) + "$", "--format", "json"}
+	args = append(args, extra...)
 	args = append(args, l.Flags(k)...)
 	args = append(args, path)
 	var out, errb bytes.Buffer
@@ -224,22 +226,14 @@ func filledTemplate(t *testing.T, path string) string {
 // every loop is bounded: exit 0, or exit 2 for a reason other than a loop.
 func withFacts(t *testing.T, path, facts, arch string, k *cfgtest.Kernel, l cfgtest.Launch) {
 	t.Helper()
-	args := []string{"gpuwcet", "analyze", "--hw", sassPreset(t, arch), "--kernel", "^" + regexp.QuoteMeta(k.Symbol) + "$", "--facts", facts, "--format", "json"}
-	args = append(args, l.Flags(k)...)
-	args = append(args, path)
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	var j analyzeJSON
-	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
-		t.Fatalf("%v: exit %d: report: %v\n%s", args, code, err, errb.String())
-	}
+	j, code, stderr := analyzeSASS(t, path, arch, k, l, "--facts", facts)
 	for _, d := range j.Diagnostics {
 		if d.Level == "error" && (d.Rule == "unbounded-loop" || strings.HasPrefix(d.Rule, "facts")) {
 			t.Errorf("%s: %s: with the filled-in template: %s: %s", filepath.Base(path), k.Name, d.Rule, d.Message)
 		}
 	}
 	if code != 0 && code != 2 {
-		t.Errorf("%s: %s: with the filled-in template: exit %d: %s", filepath.Base(path), k.Name, code, errb.String())
+		t.Errorf("%s: %s: with the filled-in template: exit %d: %s", filepath.Base(path), k.Name, code, stderr)
 	}
 }
 
