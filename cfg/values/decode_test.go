@@ -318,6 +318,16 @@ func TestDecodeSASS(t *testing.T) {
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 2, "R2": 1, "CC": 0}, "P0=0x1"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
 		{"ISETP.LT.U32.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
+		// Maxwell/Pascal LEA: the shift left out is 0; .CC writes the
+		// carry; LEA.HI.X adds CC; its predicate result is not modelled.
+		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 R4=0xffffffff"},
+		{"LEA R4.CC, R5, R6", map[string]uint64{"R5": m32, "R6": 2}, "CC=0x1 R4=0x1"},
+		{"LEA R2.CC, R0, R3, 0x2", map[string]uint64{"R0": 0x40000001, "R3": m32 - 3}, "CC=0x1 R2=0x0"},
+		{"LEA.HI.X P0, R5, R5, RZ, R3", map[string]uint64{"R5": 7, "R3": 9, "CC": 1}, "P0?=0x0 R5=0xa"},
+		{"LEA.HI.X R3, R0, R6, R4, 0x2", map[string]uint64{"R0": 0xc0000000, "R6": 10, "R4": 0, "CC": 1}, "R3=0xe"},
+		// LD.E/ST.E with the predicate of the LEA.HI.X: a generic access.
+		{"LD.E R3, [R4], P0", map[string]uint64{"R4": 0x100, "mem+0": 5}, "R3=0x5"},
+		{"ST.E [R4], R3, P0", map[string]uint64{"R4": 0x100, "R3": 6}, "generic[in0]=0x6"},
 		{"FADD R0, R1, R2", nil, "R0?=0x0"},
 		{"LDG.E R0, [R2.64]", nil, "R0?=0x0"},
 	} {

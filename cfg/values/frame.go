@@ -104,6 +104,19 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 				} else {
 					c = frameClass{kind: frameVar, frame: x.frame}
 				}
+			case Or:
+				// sm_50 … sm_53: ptxas forms the generic address of a
+				// local address a as window | a (the window is aligned
+				// above every local address): the same frame location.
+				other := v.Args[0]
+				if fr[0].kind != notFrame {
+					other = v.Args[1]
+				}
+				if x.kind != frameEscape && isLocalWindow(other) {
+					c = x
+				} else {
+					c = frameClass{kind: frameEscape}
+				}
 			case Sub:
 				if fr[0].kind == notFrame || x.kind == frameEscape {
 					c = frameClass{kind: frameEscape}
@@ -123,6 +136,15 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 	}
 	memo[v] = c
 	return c
+}
+
+// isLocalWindow reports whether v is the generic address of the local
+// window (SASS), or its low word (sm_50 … sm_53, where it is one word).
+func isLocalWindow(v *Value) bool {
+	if v.Kind == VOp && v.Code == Trunc && v.W == 32 && len(v.Args) == 1 {
+		v = resolve(v.Args[0])
+	}
+	return v.Kind == VSpecial && v.Name == "local_window"
 }
 
 // frameCells decides, from the values of pass 1, which loads and stores
@@ -165,6 +187,13 @@ func (f *Func) frameCells() {
 			addrOnly := len(s.Outs) > 0 && in.Kind == isa.KindOther
 			for i, o := range s.Outs {
 				if o.Kind == OutReg && o.W == 1 {
+					continue
+				}
+				if o.Kind == OutReg && o.Node >= 0 && ii.outs[i] != nil && f.classify(ii.outs[i], memo).kind == notFrame {
+					// A modelled result that does not depend on the
+					// frame's address (LEA.HI.X's high word of a 64-bit
+					// address whose shift drops the low word): nothing
+					// escapes into it.
 					continue
 				}
 				if o.Kind != OutReg || ii.outs[i] == nil || !isFrame(ii.outs[i]) {

@@ -13,6 +13,8 @@ import (
 // offsets depend on the architecture:
 //
 //	sm_50 … sm_62: ntid.{x,y,z} 0x8 0xc 0x10, nctaid 0x14 0x18 0x1c, stack pointer 0x20, parameters from 0x140;
+//	  local window: sm_50 … sm_53 its low word at 0x4 (ptxas forms a generic local address as window | a, high word 0),
+//	  sm_60 … sm_62 its low word at 0x4 and its high word at 0x104 (window + a);
 //	sm_70 … sm_89: ntid 0x0 0x4 0x8, nctaid 0xc 0x10 0x14, local window 0x20 (64 bits), stack pointer 0x28, parameters from 0x160;
 //	sm_90 and later: as sm_70, parameters from 0x210.
 //
@@ -27,10 +29,13 @@ type Layout struct {
 	Ntid      [3]int64
 	Nctaid    [3]int64
 	ParamBase int64
-	// LocalWindow is the 64-bit generic address of the local window
-	// (sm_70 and later: 0x20; 0 when not known): the generic address of
-	// a local address a is LocalWindow + a.
-	LocalWindow int64
+	// LocalWindow is the offset of the low word of the generic address of
+	// the local window (sm_70 and later: 0x20, sm_50 … sm_62: 0x4; 0 when
+	// not known): the generic address of a local address a is window + a
+	// (sm_50 … sm_53: window | a, the form ptxas gives cvta.local there).
+	// LocalWindowHi is the offset of its high word (0: none, the window's
+	// generic address is one 32-bit word, sm_50 … sm_53).
+	LocalWindow, LocalWindowHi int64
 	Params      []ParamSlot
 	// ParamsKnown: Params gives the kernel's parameters.
 	ParamsKnown bool
@@ -53,14 +58,18 @@ func LayoutFor(arch string, fn *isa.Func) *Layout {
 	}
 	l := &Layout{Arch: n}
 	switch {
+	case n < 60:
+		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x20, [3]int64{0x8, 0xc, 0x10}, [3]int64{0x14, 0x18, 0x1c}, 0x140
+		l.LocalWindow = 0x4
 	case n < 70:
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x20, [3]int64{0x8, 0xc, 0x10}, [3]int64{0x14, 0x18, 0x1c}, 0x140
+		l.LocalWindow, l.LocalWindowHi = 0x4, 0x104
 	case n < 90:
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x28, [3]int64{0x0, 0x4, 0x8}, [3]int64{0xc, 0x10, 0x14}, 0x160
-		l.LocalWindow = 0x20
+		l.LocalWindow, l.LocalWindowHi = 0x20, 0x24
 	default:
 		l.StackPtr, l.Ntid, l.Nctaid, l.ParamBase = 0x28, [3]int64{0x0, 0x4, 0x8}, [3]int64{0xc, 0x10, 0x14}, 0x210
-		l.LocalWindow = 0x20
+		l.LocalWindow, l.LocalWindowHi = 0x20, 0x24
 	}
 	params := fn.Params
 	if len(params) == 0 {
@@ -113,11 +122,11 @@ func (f *Func) constBankValue(in *isa.Instr, x In) *Value {
 	if l.LocalWindow > 0 {
 		win := f.leaf(&Value{Kind: VSpecial, Name: "local_window", W: 64})
 		switch {
-		case x.Off == l.LocalWindow && w == 64:
+		case x.Off == l.LocalWindow && w == 64 && l.LocalWindowHi == l.LocalWindow+4:
 			return win
 		case x.Off == l.LocalWindow && w == 32:
 			return f.mk(in, Trunc, 32, win)
-		case x.Off == l.LocalWindow+4 && w == 32:
+		case x.Off == l.LocalWindowHi && w == 32:
 			return f.mk(in, Trunc, 32, f.mk(in, LShr, 64, win, f.constant(32, 32)))
 		}
 	}

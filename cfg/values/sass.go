@@ -748,6 +748,9 @@ func isTrue(o isa.Operand) bool {
 // lea: LEA d[, P], a, b, k = (a << k) + b (P the carry);
 // LEA.HI d, a, b, c, k = b + hi32((c:a) << k); LEA.HI.X d, a, b, c, k, P
 // adds the carry P; LEA.HI.X.SX32 d, a, b, k, P takes c = sign of a.
+// Maxwell/Pascal forms: LEA d.CC, a, b[, k] writes the carry to CC; LEA.HI.X
+// [Q,] d, a, b, c[, k] adds CC; a shift left out is 0; Q (which the
+// generic loads and stores that follow read) is not modelled.
 func (d *sassDec) lea() {
 	in, ss, m := d.in, d.in.Srcs, d.mods
 	for k := range m {
@@ -758,45 +761,69 @@ func (d *sassDec) lea() {
 			return
 		}
 	}
+	dst := 0
 	carry := ""
-	if len(in.Dsts) == 2 {
+	switch {
+	case len(in.Dsts) == 2 && m["HI"] && m["X"] && !m["SX32"] && isPredOperand(in.Dsts[0]):
+		// Maxwell/Pascal: LEA.HI.X Q, d, a, b, c.
+		q, ok := d.dstReg(0)
+		if !ok {
+			d.opaque(in.Op())
+			return
+		}
+		if q != "" {
+			d.out(q, 1, -1)
+			d.s.Opaque = "the predicate result of LEA.HI.X"
+		}
+		dst = 1
+	case len(in.Dsts) == 2:
 		r, ok := d.dstReg(1)
 		if !ok || r != "" && !isPredName(r) {
 			d.opaque(in.Op())
 			return
 		}
 		carry = r
-	} else if len(in.Dsts) != 1 {
+	case len(in.Dsts) != 1:
 		d.opaque(in.Op())
 		return
 	}
+	ccOut := strings.HasSuffix(strings.TrimSpace(in.Dsts[dst].Text), ".CC")
 	if !m["HI"] {
 		want := 3
 		if m["X"] {
 			want = 4
 		}
-		if len(ss) != want || ss[2].Kind != isa.OpImm {
+		k := uint64(0)
+		switch {
+		case len(ss) == want && ss[2].Kind == isa.OpImm:
+			k, _ = parseInt(ss[2].Text)
+		case len(ss) == 2 && !m["X"]:
+			// Maxwell/Pascal: the shift left out.
+		default:
 			d.opaque(in.Op())
 			return
 		}
-		k, _ := parseInt(ss[2].Text)
 		a := d.resize(d.node(Shl, 32, d.val(ss[0], 32), d.konst(32, k&31)), 33, false)
 		s := d.node(Add, 33, a, d.resize(d.val(ss[1], 32), 33, false))
 		if m["X"] {
 			s = d.node(Add, 33, s, d.resize(d.val(ss[3], 1), 33, false))
 		}
-		d.write(0, d.node(Trunc, 32, s))
+		d.write(dst, d.node(Trunc, 32, s))
+		c := d.node(Trunc, 1, d.node(LShr, 33, s, d.konst(32, 32)))
 		if carry != "" {
-			d.out(carry, 1, d.node(Trunc, 1, d.node(LShr, 33, s, d.konst(32, 32))))
+			d.out(carry, 1, c)
+		}
+		if ccOut {
+			d.out("CC", 1, c)
 		}
 		return
 	}
-	if carry != "" {
+	if carry != "" || ccOut {
 		d.opaque(in.Op() + " with a carry out")
 		return
 	}
 	var a, b, c int32
-	var kOp isa.Operand
+	var kOp *isa.Operand
 	var pin int32 = -1
 	switch {
 	case m["SX32"]:
@@ -806,30 +833,47 @@ func (d *sassDec) lea() {
 		}
 		a, b = d.val(ss[0], 32), d.val(ss[1], 32)
 		c = d.node(AShr, 32, a, d.konst(32, 31))
-		kOp = ss[2]
+		kOp = &ss[2]
 		if len(ss) == 4 {
 			pin = d.val(ss[3], 1)
 		}
 	default:
-		if len(ss) != 4 && len(ss) != 5 {
+		if len(ss) < 3 || len(ss) > 5 {
 			d.opaque(in.Op())
 			return
 		}
 		a, b, c = d.val(ss[0], 32), d.val(ss[1], 32), d.val(ss[2], 32)
-		kOp = ss[3]
-		if len(ss) == 5 {
-			pin = d.val(ss[4], 1)
+		rest := ss[3:]
+		if len(rest) > 0 && rest[0].Kind == isa.OpImm {
+			kOp, rest = &rest[0], rest[1:]
+		}
+		switch {
+		case len(rest) == 1:
+			pin = d.val(rest[0], 1)
+		case len(rest) > 1:
+			d.opaque(in.Op())
+			return
+		case m["X"]:
+			// Maxwell/Pascal: the carry in is CC.
+			pin = d.input(In{Kind: InReg, Name: "CC", W: 1})
+		}
+		if kOp == nil && len(ss) != 3 {
+			d.opaque(in.Op())
+			return
 		}
 	}
 	if m["X"] != (pin >= 0) && d.bad == "" {
 		d.opaque(in.Op())
 		return
 	}
-	if kOp.Kind != isa.OpImm {
-		d.opaque(in.Op() + " with a register shift")
-		return
+	k := uint64(0)
+	if kOp != nil {
+		if kOp.Kind != isa.OpImm {
+			d.opaque(in.Op() + " with a register shift")
+			return
+		}
+		k, _ = parseInt(kOp.Text)
 	}
-	k, _ := parseInt(kOp.Text)
 	if k > 31 {
 		d.opaque(in.Op() + " shift")
 		return
@@ -839,7 +883,13 @@ func (d *sassDec) lea() {
 	if pin >= 0 {
 		r = d.node(Add, 32, r, d.resize(pin, 32, false))
 	}
-	d.write(0, r)
+	d.write(dst, r)
+}
+
+// isPredOperand reports whether o names a predicate register (P0, PT).
+func isPredOperand(o isa.Operand) bool {
+	t := strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(o.Text), "!"))
+	return o.Kind == isa.OpReg && (t == "PT" || isPredName(t) && len(t) >= 2 && t[len(t)-1] >= '0' && t[len(t)-1] <= '9')
 }
 
 // lop3i: LOP3.LUT [P,] d, a, b, c, lut, Pq: d = lut(a, b, c); a
@@ -1493,7 +1543,14 @@ func (d *sassDec) load() {
 			return
 		}
 	}
-	if len(in.Srcs) != 1 || in.Srcs[0].Kind != isa.OpMem || len(in.Dsts) != 1 {
+	srcs := in.Srcs
+	if in.Opcode == "LD" && len(srcs) == 2 && isPredOperand(srcs[1]) {
+		// Maxwell/Pascal LD.E d, [a], Q: Q comes from the LEA.HI.X that
+		// formed the address; the instruction is ptxas's translation of
+		// an unconditional generic load (ld [a]): it reads memory at a.
+		srcs = srcs[:1]
+	}
+	if len(srcs) != 1 || srcs[0].Kind != isa.OpMem || len(in.Dsts) != 1 {
 		d.opaque(in.Op())
 		return
 	}
@@ -1562,7 +1619,13 @@ func (d *sassDec) store() {
 			return
 		}
 	}
-	if len(in.Srcs) != 2 || in.Srcs[0].Kind != isa.OpMem {
+	srcs := in.Srcs
+	if in.Opcode == "ST" && len(srcs) == 3 && isPredOperand(srcs[2]) {
+		// Maxwell/Pascal ST.E [a], v, Q: as LD.E, an unconditional
+		// generic store at a.
+		srcs = srcs[:2]
+	}
+	if len(srcs) != 2 || srcs[0].Kind != isa.OpMem {
 		unknown()
 		return
 	}
@@ -1571,7 +1634,7 @@ func (d *sassDec) store() {
 		unknown()
 		return
 	}
-	v := d.val(in.Srcs[1], w)
+	v := d.val(srcs[1], w)
 	d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: sp, Base: bi, Off: off, W: uint8(w), Node: v})
 }
 

@@ -178,7 +178,7 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if v := f.joinPair(x, y, w); v != nil {
 			return v
 		}
-		if lo, hi := pairHalves(x, y); lo != nil {
+		if lo, hi := f.pairHalves(x, y); lo != nil {
 			if v := f.joinCarry(lo, hi, w); v != nil {
 				return v
 			}
@@ -466,8 +466,9 @@ func (f *Func) carryCompare(in *isa.Instr, x *Value) *Value {
 }
 
 // pairHalves returns lo, hi when x | y is zext(lo) | zext(hi) << 32 with
-// 32-bit halves.
-func pairHalves(x, y *Value) (lo, hi *Value) {
+// 32-bit halves (a narrower high half, a carry bit, is read as its 32-bit
+// zero extension).
+func (f *Func) pairHalves(x, y *Value) (lo, hi *Value) {
 	for _, p := range [2][2]*Value{{x, y}, {y, x}} {
 		l, h := p[0], p[1]
 		if l.Kind != VOp || l.Code != ZExt || l.Args[0].W != 32 || h.Kind != VOp || h.Code != Shl {
@@ -478,6 +479,9 @@ func pairHalves(x, y *Value) (lo, hi *Value) {
 		}
 		if z := h.Args[0]; z.Kind == VOp && z.Code == ZExt && z.Args[0].W == 32 {
 			return l.Args[0], z.Args[0]
+		}
+		if z := h.Args[0]; z.Kind == VOp && z.Code == ZExt && z.Args[0].W < 32 {
+			return l.Args[0], f.mk(nil, ZExt, 32, z.Args[0])
 		}
 	}
 	return nil, nil
@@ -625,7 +629,18 @@ func (f *Func) joinPair(x, y *Value, w int) *Value {
 			continue
 		}
 		l, hh := lo.Args[0], h.Args[0]
-		if l.Kind != VOp || l.Code != Trunc || hh.Kind != VOp || hh.Code != Trunc {
+		if hh.Kind != VOp || hh.Code != Trunc {
+			continue
+		}
+		if l.Kind != VOp || l.Code != Trunc {
+			// The low half computed on its own (lo = p + k beside
+			// hi = (zext(p) + k) >> k): the same value when truncating
+			// the high half's source gives lo.
+			if sh := hh.Args[0]; sh.Kind == VOp && sh.Code == LShr && sh.Args[0].W == w {
+				if s, ok := sh.Args[1].IsConst(); ok && s == k && f.mk(nil, Trunc, l.W, sh.Args[0]) == l {
+					return sh.Args[0]
+				}
+			}
 			continue
 		}
 		v := l.Args[0]
