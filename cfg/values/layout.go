@@ -36,7 +36,7 @@ type Layout struct {
 	// LocalWindowHi is the offset of its high word (0: none, the window's
 	// generic address is one 32-bit word, sm_50 … sm_53).
 	LocalWindow, LocalWindowHi int64
-	Params      []ParamSlot
+	Params                     []ParamSlot
 	// ParamsKnown: Params gives the kernel's parameters.
 	ParamsKnown bool
 	// Why the parameters are not known, when they are not.
