@@ -542,6 +542,8 @@ func (d *sassDec) decode() {
 		d.iaddOld()
 	case "XMAD":
 		d.xmad()
+	case "IMUL", "IMUL32I":
+		d.imulOld()
 	case "LOP", "LOP32I":
 		d.lopOld()
 	case "BFE":
@@ -671,6 +673,10 @@ func (d *sassDec) iadd3() {
 		ss = ss[2:] // CUDA 13: IADD3 d, PT, PT, a, b, c
 	}
 	x := d.mods["X"]
+	if d.mods["RS"] && len(in.Mods) == 1 {
+		d.iadd3Shift()
+		return
+	}
 	if len(in.Mods) > 1 || len(in.Mods) == 1 && !x {
 		d.opaque(in.Op())
 		return
@@ -738,6 +744,27 @@ func (d *sassDec) iadd3() {
 		}
 		d.out(p, 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
 	}
+}
+
+// iadd3Shift: Maxwell/Pascal IADD3.RS d, a, b, c = ((a + b) >> 16) + c, a + b
+// without wrapping (the high word of ptxas's XMAD expansion of mul.hi.u32
+// and of 64-bit products: TestIADD3ShiftMulHi checks the reading against
+// mul.hi). Negated operands, carry outputs and .LS are not modelled.
+func (d *sassDec) iadd3Shift() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 3 || len(in.Dsts) != 1 || strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
+		d.opaque(in.Op())
+		return
+	}
+	for _, o := range ss {
+		if s := readSop(o); s.neg || s.inv {
+			d.opaque(in.Op() + " with a negated operand")
+			return
+		}
+	}
+	sum := d.node(Add, 64, d.resize(d.val(ss[0], 32), 64, false), d.resize(d.val(ss[1], 32), 64, false))
+	sum = d.node(LShr, 64, sum, d.konst(32, 16))
+	d.write(0, d.node(Add, 32, d.node(Trunc, 32, sum), d.val(ss[2], 32)))
 }
 
 func isTrue(o isa.Operand) bool {
@@ -892,8 +919,10 @@ func isPredOperand(o isa.Operand) bool {
 	return o.Kind == isa.OpReg && (t == "PT" || isPredName(t) && len(t) >= 2 && t[len(t)-1] >= '0' && t[len(t)-1] <= '9')
 }
 
-// lop3i: LOP3.LUT [P,] d, a, b, c, lut, Pq: d = lut(a, b, c); a
-// predicate result is not modelled.
+// lop3i: LOP3.LUT [P,] d, a, b, c, lut, Pq: d = lut(a, b, c); with Pq =
+// !PT, P = d != 0 (ptxas 11.8 compiles and.b32/xor.b32 followed by
+// setp.ne/setp.eq against 0 to it); a predicate result with another Pq is
+// not modelled.
 func (d *sassDec) lop3i() {
 	in, ss := d.in, d.in.Srcs
 	if !d.mods["LUT"] || len(in.Mods) != 1 || len(ss) != 5 || ss[3].Kind != isa.OpImm {
@@ -912,8 +941,14 @@ func (d *sassDec) lop3i() {
 			continue
 		}
 		if isPredName(reg) {
+			if q := readSop(ss[4]); q.kind == sImm && q.imm == 0 {
+				// LOP3.LUT P, d, a, b, c, lut, !PT: P = lut(a, b, c) != 0
+				// (ptxas's form of and/xor/or then setp.ne/eq 0).
+				d.out(reg, 1, d.node(Ne, 1, r, d.konst(32, 0)))
+				continue
+			}
 			d.out(reg, 1, -1)
-			d.s.Opaque = "the predicate result of LOP3"
+			d.s.Opaque = "the predicate result of LOP3 with a predicate operand"
 			continue
 		}
 		d.out(reg, 32, r)
@@ -1353,6 +1388,45 @@ func (d *sassDec) iaddOld() {
 	d.write(0, d.node(Trunc, 32, sum))
 	if strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
 		d.out("CC", 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
+	}
+}
+
+// imulOld: Maxwell/Pascal IMUL[32I][.ta.tb][.HI] d, a, b: the low 32
+// bits of a * b (the same for every signedness), or with .HI the high 32
+// bits of the 64-bit product, signed unless both types are U32 (the types
+// default to S32). Mixed signedness with .HI, and .CC/.X, are not
+// modelled.
+func (d *sassDec) imulOld() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 2 || len(in.Dsts) != 1 || strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
+		d.opaque(in.Op())
+		return
+	}
+	var types []string
+	hi := false
+	for _, m := range in.Mods {
+		switch m {
+		case "U32", "S32":
+			types = append(types, m)
+		case "HI":
+			hi = true
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	a, b := d.val(ss[0], 32), d.val(ss[1], 32)
+	if !hi {
+		d.write(0, d.node(Mul, 32, a, b))
+		return
+	}
+	switch {
+	case len(types) == 0, len(types) == 2 && types[0] == "S32" && types[1] == "S32":
+		d.write(0, d.node(MulHiS, 32, a, b))
+	case len(types) == 2 && types[0] == "U32" && types[1] == "U32":
+		d.write(0, d.node(MulHiU, 32, a, b))
+	default:
+		d.opaque(in.Op() + " (mixed signedness)")
 	}
 }
 
