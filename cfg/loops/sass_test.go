@@ -68,6 +68,16 @@ func TestDeriveSASS(t *testing.T) {
 			ISETP.NE.AND P0, PT, R0, 0x7, PT
 			@P0 BRA {1}
 			EXIT`, 7, ""},
+		// ntid.x read as the low word of a 64-bit uniform pair
+		// (c[0x0][0x0]: ntid.x, c[0x0][0x4]: ntid.y), the grid-stride
+		// step of nvcc -O3 sm_87.
+		{"uldc64_ntid_pair_step", `
+			S2R R0, SR_TID.X
+			ULDC.64 UR4, c[0x0][0x0]
+			IADD3 R0, R0, UR4, RZ
+			ISETP.GE.AND P0, PT, R0, 0x100, PT
+			@!P0 BRA {2}
+			EXIT`, 4, ""},
 		// Initial value past the limit: the header still runs once.
 		{"zero_iterations", `
 			MOV R0, 0x14

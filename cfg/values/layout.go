@@ -105,8 +105,25 @@ func (f *Func) constBank(in *isa.Instr, x In) *Value {
 	return v
 }
 
-// constBankValue is constBank before marking its opaque values.
+// constBankValue is constBank before marking its opaque values. A 64-bit
+// read that is no one 64-bit value (ULDC.64 UR4, c[0x0][0x0]: ntid.x and
+// ntid.y) is the pair of its two words when both are known.
 func (f *Func) constBankValue(in *isa.Instr, x In) *Value {
+	v := f.constBankWord(in, x)
+	if v.Kind != VOpaque || x.W != 64 {
+		return v
+	}
+	lo, hi := x, x
+	lo.W, hi.W, hi.Off = 32, 32, x.Off+4
+	l, h := f.constBankWord(in, lo), f.constBankWord(in, hi)
+	if l.Kind == VOpaque || h.Kind == VOpaque {
+		return v
+	}
+	return f.Pair(l, h)
+}
+
+// constBankWord is the value of one constant-bank word of x.W bits.
+func (f *Func) constBankWord(in *isa.Instr, x In) *Value {
 	w := int(x.W)
 	l := f.Layout
 	word := fmt.Sprintf("c[%#x][%#x]", x.Bank, x.Off)
