@@ -85,17 +85,22 @@ func (cg *congruence) multiple(v *values.Value) bool {
 	return cg.knownZero(f)
 }
 
+// maxPathPhis is the most merge phis paths enumerates (SASS splits an
+// unrolled loop's remainder into 16-, 8- and 4-step parts: a merge after
+// each, and one after the remainder loop).
+const maxPathPhis = 6
+
 // paths calls fn for each feasible path through the merge phis v depends
-// on (at most 64; none: one path), with the operand of each phi and the
-// tests of the path set, and reports whether fn held on every path (false
-// when there are too many paths).
+// on (at most maxPathPhis phis and 64 paths; none: one path), with the
+// operand of each phi and the tests of the path set, and reports whether
+// fn held on every path (false when there are too many paths).
 func (e *evaluator) paths(v *values.Value, t int, l *cfg.Loop, fn func(cg *congruence) bool) bool {
 	cg := &congruence{e: e, l: l, t: t, m: values.Mask(max(t, 0)), exits: map[*values.Value]*values.Value{}}
 	var phis []*values.Value
 	seen := map[*values.Value]bool{}
 	var walk func(x *values.Value, depth int)
 	walk = func(x *values.Value, depth int) {
-		if depth > 24 || seen[x] || len(phis) > 3 {
+		if depth > 24 || seen[x] || len(phis) > maxPathPhis {
 			return
 		}
 		seen[x] = true
@@ -115,7 +120,7 @@ func (e *evaluator) paths(v *values.Value, t int, l *cfg.Loop, fn func(cg *congr
 		}
 	}
 	walk(v, 0)
-	if len(phis) > 3 {
+	if len(phis) > maxPathPhis {
 		return false
 	}
 	n := 1
