@@ -432,6 +432,33 @@ $L_head:
 	@%p1 bra $L_exit;
 	add.s32 %r2, %r2, 2;
 	bra.uni $L_head;`, want: []want{{-1, "may not be a multiple of the step"}}},
+		// A distance made a multiple of the step through four optional
+		// steps (the merges SASS leaves after splitting an unrolled
+		// remainder into 16-, 8- and 4-step parts): 16 paths.
+		{name: "ne_multiple_through_four_merges", n: 100, body: `
+	and.b32 %r3, %r1, -4;
+	setp.lt.s32 %p1, %r3, 16;
+	@%p1 bra $L_a;
+	add.s32 %r3, %r3, -16;
+$L_a:
+	setp.lt.s32 %p2, %r3, 8;
+	@%p2 bra $L_b;
+	add.s32 %r3, %r3, -8;
+$L_b:
+	setp.lt.s32 %p3, %r3, 4;
+	@%p3 bra $L_c;
+	add.s32 %r3, %r3, -4;
+$L_c:
+	setp.lt.s32 %p4, %r3, 32;
+	@%p4 bra $L_d;
+	add.s32 %r3, %r3, -12;
+$L_d:
+	setp.eq.s32 %p5, %r3, 0;
+	@%p5 bra $L_exit;
+$L_head:
+	add.s32 %r3, %r3, -4;
+	setp.ne.s32 %p6, %r3, 0;
+	@%p6 bra $L_head;`, want: []want{{15, ""}}},
 		{name: "ne_step2_even", n: 10, body: `
 	mov.u32 %r2, 0;
 $L_head:
