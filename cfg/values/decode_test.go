@@ -260,6 +260,8 @@ func TestDecodeSASS(t *testing.T) {
 		{"IMAD.WIDE R2, R0, 0x4, R4", map[string]uint64{"R0": m32, "R4": 0x100, "R5": 0}, "R2=0xfc R3=0x0"},
 		{"IMAD.WIDE.U32 R2, R0, 0x4, R4", map[string]uint64{"R0": m32, "R4": 0x100, "R5": 0}, "R2=0xfc R3=0x4"},
 		{"IMAD.X R0, RZ, RZ, R1, P0", map[string]uint64{"R1": 7, "P0": 1}, "R0=0x8"},
+		{"IMAD.WIDE.U32 R2, P0, R0, 0x4, R4", map[string]uint64{"R0": m32, "R4": 0x100, "R5": 0}, "P0=0x0 R2=0xfc R3=0x4"},
+		{"IMAD.WIDE.U32 R2, P0, R0, 0x2, R4", map[string]uint64{"R0": 1, "R4": m32 - 1, "R5": m32}, "P0=0x1 R2=0x0 R3=0x0"},
 		{"LEA R0, R1, R2, 0x2", map[string]uint64{"R1": 3, "R2": 100}, "R0=0x70"},
 		{"LEA R0, P0, R1, R2, 0x2", map[string]uint64{"R1": 0x3fffffff, "R2": 8}, "P0=0x1 R0=0x4"},
 		{"LEA R0, P0, R1, R2, 0x2", map[string]uint64{"R1": 0x40000000, "R2": 1}, "P0=0x0 R0=0x1"},
@@ -345,6 +347,10 @@ func TestDecodeSASS(t *testing.T) {
 		{"IMUL32I.HI R0, R1, 0x55555556", map[string]uint64{"R1": m32 - 5}, "R0=0xfffffffd"},
 		{"IMUL32I.U32.U32.HI R0, R1, 0x24924925", map[string]uint64{"R1": 70}, "R0=0xa"},
 		{"IMUL.U32.S32.HI R0, R1, R2", nil, "R0?=0x0"},
+		// Sub-word accesses: the low bits stored; loads extended.
+		{"ST.E.U16 [R4.64], R3", map[string]uint64{"R4": 0x100, "R3": 0x12345}, "generic[in0]=0x2345"},
+		{"LD.E.S16 R3, [R4.64]", map[string]uint64{"R4": 0x100, "mem+0": 0x8001}, "R3=0xffff8001"},
+		{"LDL.U8 R3, [R1+0x4]", map[string]uint64{"R1": 0x100, "mem+4": 0x81}, "R3=0x81"},
 		{"FADD R0, R1, R2", nil, "R0?=0x0"},
 		{"LDG.E R0, [R2.64]", nil, "R0?=0x0"},
 	} {

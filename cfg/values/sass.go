@@ -620,14 +620,20 @@ func (d *sassDec) imad() {
 	signed := !m["U32"]
 	switch {
 	case m["WIDE"]:
-		if len(ss) != 3 || m["HI"] || m["X"] || carryOut != "" {
+		if len(ss) != 3 || m["HI"] || m["X"] || carryOut != "" && signed {
 			d.opaque(in.Op())
 			return
 		}
 		a := d.resize(d.val(ss[0], 32), 64, signed)
 		b := d.resize(d.val(ss[1], 32), 64, signed)
 		c := d.val(ss[2], 64)
-		d.writePair(0, d.node(Add, 64, d.node(Mul, 64, a, b), c))
+		sum := d.node(Add, 64, d.node(Mul, 64, a, b), c)
+		d.writePair(0, sum)
+		if carryOut != "" {
+			// IMAD.WIDE.U32 d, P, a, b, c: P the carry out of the 64-bit
+			// sum (a·b < 2^64, so it carried exactly when sum <u c).
+			d.out(carryOut, 1, d.node(ULt, 1, sum, c))
+		}
 	case m["HI"]:
 		if len(ss) != 3 || m["X"] || carryOut != "" {
 			d.opaque(in.Op())
@@ -1607,10 +1613,15 @@ func (d *sassDec) load() {
 		return
 	}
 	w := 32
+	signed := false
 	for _, m := range in.Mods {
 		switch m {
 		case "64":
 			w = 64
+		case "U8", "S8":
+			w, signed = 8, m == "S8"
+		case "U16", "S16":
+			w, signed = 16, m == "S16"
 		case "E", "EL", "LU", "EF", "STRONG", "GPU", "SYS", "CTA", "U32", "S32":
 		default:
 			d.opaque(in.Op())
@@ -1641,7 +1652,8 @@ func (d *sassDec) load() {
 	if w == 64 {
 		d.writePair(0, v)
 	} else {
-		d.write(0, v)
+		// .U8/.S8/.U16/.S16: zero- or sign-extended to the register.
+		d.write(0, d.resize(v, 32, signed))
 	}
 }
 
@@ -1687,6 +1699,10 @@ func (d *sassDec) store() {
 		switch m {
 		case "64":
 			w = 64
+		case "U8", "S8":
+			w = 8
+		case "U16", "S16":
+			w = 16
 		case "E", "EL", "STRONG", "GPU", "SYS", "CTA", "U32", "S32":
 		default:
 			unknown()
@@ -1708,7 +1724,13 @@ func (d *sassDec) store() {
 		unknown()
 		return
 	}
-	v := d.val(srcs[1], w)
+	var v int32
+	if w < 32 {
+		// .U8/.U16/...: the register's low bits.
+		v = d.resize(d.val(srcs[1], 32), w, false)
+	} else {
+		v = d.val(srcs[1], w)
+	}
 	d.s.Outs = append(d.s.Outs, Out{Kind: OutMem, Space: sp, Base: bi, Off: off, W: uint8(w), Node: v})
 }
 
