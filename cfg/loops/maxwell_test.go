@@ -118,3 +118,38 @@ func TestDeriveSASSMaxwellFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestDeriveSASSXorSwap: a value moved through a swap by xor (clang -O0
+// sm_52 moves 64-bit induction values between register pairs this way) is
+// the value itself: s ^ (i ^ s) = i.
+func TestDeriveSASSXorSwap(t *testing.T) {
+	body := `
+			MOV R0, RZ
+			MOV R2, c[0x0][0x144]
+			LOP.XOR R4, R0, R2
+			LOP.XOR R6, R2, R4
+			IADD32I R0, R6, 0x1
+			ISETP.LT.AND P0, PT, R0, 0xa, PT
+			@P0 BRA {2}
+			EXIT`
+	f, err := sass.ParseFile(token.NewFileSet(), "xor.sass", sassKernelMaxwell("sm_52", body), 0)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	g, err := cfg.Build(f.Fset, f.Funcs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vf, err := values.Build(g, values.Options{Dialect: f.Dialect, Arch: f.Target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{4, 1, 1}, Args: map[string]int64{"_Z1kii_param_1": 12345}}
+	r, err := ComputeValues(vf, l, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb := r.Loops[0]; lb.Bound == nil || lb.Bound.Max != 10 {
+		t.Fatalf("bound %+v (%s), want 10", lb.Bound, lb.Why)
+	}
+}

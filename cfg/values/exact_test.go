@@ -178,7 +178,24 @@ func randomSASS52(r *rand.Rand, n int) []byte {
 	for i := 0; i < n; i++ {
 		d := fmt.Sprintf("R%d", next)
 		next += 2
-		switch r.Intn(9) {
+		switch r.Intn(13) {
+		case 9:
+			// A 64-bit address copied through LEA .CC / LEA.HI.X P.
+			lines = append(lines, fmt.Sprintf("LEA %s.CC, %s, %s", d, pick(), pick()))
+			d2 := fmt.Sprintf("R%d", next-1)
+			lines = append(lines, fmt.Sprintf("LEA.HI.X P0, %s, %s, RZ, %s", d2, pick(), pick()))
+			regs = append(regs, d2)
+		case 10:
+			lines = append(lines, fmt.Sprintf("%s %s, %s, %s", []string{"IMUL", "IMUL.U32.U32", "IMUL.U32.U32.HI", "IMUL.HI"}[r.Intn(4)], d, pick(), pick()))
+		case 11:
+			lines = append(lines, fmt.Sprintf("IADD3.RS %s, %s, %s, %s", d, pick(), pick(), pick()))
+		case 12:
+			// A swap through xor.
+			a, b := pick(), pick()
+			d2 := fmt.Sprintf("R%d", next-1)
+			lines = append(lines, fmt.Sprintf("LOP.XOR %s, %s, %s", d, a, b))
+			lines = append(lines, fmt.Sprintf("LOP.XOR %s, %s, %s", d2, b, d))
+			regs = append(regs, d2)
 		case 0:
 			// A 64-bit comparison: the low words' borrow in CC.
 			lines = append(lines, fmt.Sprintf("IADD RZ.CC, %s, -%s", pick(), pick()))

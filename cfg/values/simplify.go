@@ -193,6 +193,19 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if yc && cy == m {
 			return f.mk(in, Not, w, x)
 		}
+		// x ^ (x ^ z) = z (a swap through xor, clang -O0 of a 64-bit
+		// value moved between register pairs).
+		for _, p := range [2][2]*Value{{x, y}, {y, x}} {
+			a, b := p[0], p[1]
+			if b.Kind == VOp && b.Code == Xor && b.W == w {
+				if b.Args[0] == a {
+					return b.Args[1]
+				}
+				if b.Args[1] == a {
+					return b.Args[0]
+				}
+			}
+		}
 	case Not:
 		if x.Kind == VOp && x.Code == Not {
 			return x.Args[0]
