@@ -2,15 +2,17 @@ package cfg
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
 
-// NaiveCheckLimit is the largest number of blocks for which Check
+// NaiveCheckLimit is the largest number of blocks for which Check also
 // cross-checks the dominator trees against the naive quadratic algorithm;
-// larger graphs get the structural checks of the trees only.
-var NaiveCheckLimit = 4000
+// every graph is cross-checked against Lengauer and Tarjan's algorithm
+// (ltDom, O(E log N)).
+var NaiveCheckLimit = 256
 
 // Check verifies the invariants of g, in the spirit of go/ssa's sanity
 // checker and the compiler's checkFunc: block numbering, that every
@@ -151,11 +153,13 @@ func (c *checker) checkBlocks() {
 	}
 }
 
+// blockOf returns the block holding in (the blocks are in instruction
+// order: checkBlocks checked it), by binary search.
 func (c *checker) blockOf(in *isa.Instr) *Block {
-	for _, b := range c.g.Blocks {
-		if in.Index >= b.First && in.Index < b.First+len(b.Instrs) {
-			return b
-		}
+	bs := c.g.Blocks
+	i := sort.Search(len(bs), func(i int) bool { return bs[i].First+len(bs[i].Instrs) > in.Index })
+	if i < len(bs) && in.Index >= bs[i].First {
+		return bs[i]
 	}
 	return nil
 }
@@ -340,22 +344,31 @@ func (c *checker) checkDom() {
 				c.errorf("%s tree contains unreachable %s", tr.name, b)
 			}
 		}
-		if len(g.Blocks) > NaiveCheckLimit {
-			continue
+		refs := []struct {
+			name string
+			dom  func(n int, root int32, fwd, back csr) []int32
+		}{{"Lengauer-Tarjan", ltDom}}
+		if len(g.Blocks) <= NaiveCheckLimit {
+			refs = append(refs, struct {
+				name string
+				dom  func(n int, root int32, fwd, back csr) []int32
+			}{"naive", naiveDom})
 		}
-		var naive []int32
-		if tr.root == exit && !g.Exit.Reachable {
-			naive = make([]int32, n)
-			for i := range naive {
-				naive[i] = -1
+		for _, ref := range refs {
+			var want []int32
+			if tr.root == exit && !g.Exit.Reachable {
+				want = make([]int32, n)
+				for i := range want {
+					want[i] = -1
+				}
+			} else {
+				want = ref.dom(n, tr.root, tr.fwd, tr.back)
 			}
-		} else {
-			naive = naiveDom(n, tr.root, tr.fwd, tr.back)
-		}
-		for v := 0; v < n; v++ {
-			if naive[v] != t.idom[v] {
-				c.errorf("%s tree: idom of %s is %s, naive algorithm says %s", tr.name,
-					g.node(int32(v)), nodeName(g, t.idom[v]), nodeName(g, naive[v]))
+			for v := 0; v < n; v++ {
+				if want[v] != t.idom[v] {
+					c.errorf("%s tree: idom of %s is %s, %s algorithm says %s", tr.name,
+						g.node(int32(v)), nodeName(g, t.idom[v]), ref.name, nodeName(g, want[v]))
+				}
 			}
 		}
 	}
@@ -371,6 +384,24 @@ func nodeName(g *Graph, v int32) string {
 func (c *checker) checkLoops() {
 	g := c.g
 	headers := map[*Block]*Loop{}
+	// members counts, per loop, the blocks whose Loop chain (Block.Loop and
+	// its parents: what Contains follows) reaches it; inner is, per block,
+	// the smallest loop listing it in Blocks. Both cost O(blocks x depth),
+	// where asking every loop about every block was quadratic.
+	members := map[*Loop]int{}
+	for _, b := range g.Blocks {
+		for x, d := b.Loop, 0; x != nil && d <= len(g.Loops); x, d = x.Parent, d+1 {
+			members[x]++
+		}
+	}
+	inner := make([]*Loop, len(g.Blocks))
+	for _, l := range g.Loops {
+		for _, b := range l.Blocks {
+			if b.Index >= 0 && b.Index < len(inner) && (inner[b.Index] == nil || len(l.Blocks) < len(inner[b.Index].Blocks)) {
+				inner[b.Index] = l
+			}
+		}
+	}
 	for i, l := range g.Loops {
 		if l.Index != i {
 			c.errorf("Loops[%d].Index = %d", i, l.Index)
@@ -407,11 +438,7 @@ func (c *checker) checkLoops() {
 				}
 			}
 		}
-		for _, b := range g.Blocks {
-			if l.Contains(b) {
-				inBody++
-			}
-		}
+		inBody = members[l]
 		if inBody != len(l.Blocks) {
 			c.errorf("loop %d: membership has %d blocks, Blocks %d", i, inBody, len(l.Blocks))
 		}
@@ -466,14 +493,8 @@ func (c *checker) checkLoops() {
 				}
 			}
 		}
-		var inner *Loop
-		for _, l := range g.Loops {
-			if l.Contains(b) && (inner == nil || len(l.Blocks) < len(inner.Blocks)) {
-				inner = l
-			}
-		}
-		if b.Loop != inner {
-			c.errorf("%s: Loop is %v, innermost containing loop is %v", b, loopName(b.Loop), loopName(inner))
+		if b.Loop != inner[b.Index] {
+			c.errorf("%s: Loop is %v, innermost containing loop is %v", b, loopName(b.Loop), loopName(inner[b.Index]))
 		}
 	}
 	for _, r := range g.Irreducible {

@@ -142,6 +142,12 @@ func ModulesIn(dir string, limit int64) func(name string) (string, []byte, error
 // content.
 const sniffLimit = 1 << 16
 
+// detectLimit bounds how much of the input detection reads for a format's
+// markers (.version, code for sm_NN, a trace's first record, …), which
+// every listing and trace has in its first lines: the lines that start in
+// the first detectLimit bytes.
+const detectLimit = 1 << 20
+
 var (
 	reAddrComment = regexp.MustCompile(`/\*[0-9a-fA-F]{4,}\*/`)
 	reMaxasCtrl   = regexp.MustCompile(`^[-0-9a-fA-F]{2}:[-0-9a-fA-F]:[-0-9a-fA-F]:[-yY]:[0-9a-fA-F]\s`)
@@ -178,11 +184,20 @@ func Detect(src []byte) (string, error) {
 	}
 	inComment := false
 	target := false // a ".target" line: PTX, unless a SASS marker follows
-	for _, line := range strings.Split(string(src), "\n") {
-		raw := strings.TrimSpace(line)
-		if raw == "" {
+	// One line at a time, each copied alone: detection stops at the first
+	// marker and never copies or splits the whole file.
+	for rest := src; len(rest) > 0 && len(src)-len(rest) < detectLimit; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
+		raw := string(line)
 		switch {
 		case strings.HasPrefix(raw, "-kernel name =") || raw == "#BEGIN_TB":
 			return Traceg, nil
@@ -213,7 +228,11 @@ func Detect(src []byte) (string, error) {
 	if target {
 		return PTX, nil
 	}
-	return "", errors.New("unknown input format: not PTX (.version/.target/.entry), a SASS listing or a GPGPU-Sim trace (\"warp N :  PC=0x...\"); use --input-format to force one")
+	within := ""
+	if len(src) > detectLimit {
+		within = fmt.Sprintf(" in its first %d bytes", detectLimit)
+	}
+	return "", fmt.Errorf("unknown input format: not PTX (.version/.target/.entry), a SASS listing or a GPGPU-Sim trace (\"warp N :  PC=0x...\")%s; use --input-format to force one", within)
 }
 
 // stripComments removes // and /* */ comments from one line, tracking a

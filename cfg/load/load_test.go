@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -245,5 +246,58 @@ func TestLifeRangeListings(t *testing.T) {
 		if f, err := load.File(token.NewFileSet(), path, src, load.Auto); err != nil || f.Dialect != isa.DialectSASS {
 			t.Errorf("%s: %v", path, err)
 		}
+	}
+}
+
+// bigListing returns a PTX listing of about size bytes: its .version line,
+// then comment lines.
+func bigListing(size int) []byte {
+	var b strings.Builder
+	b.WriteString(".version 7.0\n")
+	line := "// " + strings.Repeat("x", 77) + "\n"
+	for b.Len() < size {
+		b.WriteString(line)
+	}
+	return []byte(b.String())
+}
+
+// TestDetectBounded: Detect reads what detection needs, one line at a
+// time: on a 32 MiB listing whose first line decides, it allocates far
+// less than the file (it used to copy and split all of it).
+func TestDetectBounded(t *testing.T) {
+	src := bigListing(32 << 20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, err := load.Detect(src)
+	runtime.ReadMemStats(&after)
+	if err != nil || f != load.PTX {
+		t.Fatalf("Detect = %q, %v", f, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("Detect allocated %d bytes for a %d-byte listing whose first line decides", n, len(src))
+	}
+	// A marker past the first MiB is not looked for: the error says how
+	// much was read.
+	late := append(bigListing(2 << 20)[len(".version 7.0\n"):], ".version 7.0\n"...)
+	if _, err := load.Detect(late); err == nil || !strings.Contains(err.Error(), "in its first 1048576 bytes; use --input-format") {
+		t.Errorf("marker after 2 MiB: %v", err)
+	}
+}
+
+// BenchmarkDetect measures Detect on a 32 MiB listing decided by its first
+// line, and on one with no marker (every line read).
+func BenchmarkDetect(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		src  []byte
+	}{{"marker-first", bigListing(32 << 20)}, {"no-marker", bigListing(32 << 20)[len(".version 7.0\n"):]}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.src)))
+			for i := 0; i < b.N; i++ {
+				load.Detect(tc.src)
+			}
+		})
 	}
 }
