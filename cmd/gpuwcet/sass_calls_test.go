@@ -328,7 +328,8 @@ func goldenListing(t *testing.T, name string) string {
 // relocations that cuobjdump -sass prints as CALL.ABS.NOINC 0x0 / JCAL 0x0.
 // From cuobjdump -sass alone the kernel is refused (exit 2) with a message
 // that names the call and what to do; from cuobjdump -elf -sass of the
-// same build (sm_52) the relocation tables name the callees, and the
+// same build (sm_52: JCAL; sm_80: CALL.ABS.NOINC, beside .rela tables
+// that are not read) the relocation tables name the callees, and the
 // kernel is bounded through cfg.Inline, inner's loop derived from the
 // kernel's argument passed in registers through outer.
 func TestAnalyzeSASSRelocatedCalls(t *testing.T) {
@@ -338,24 +339,29 @@ func TestAnalyzeSASSRelocatedCalls(t *testing.T) {
 	if code != 2 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "cuobjdump -elf -sass") {
 		t.Errorf("cuobjdump -sass: exit %d, stderr %q: want exit 2 and %q, naming cuobjdump -elf -sass", code, errb.String(), want)
 	}
-	out.Reset()
-	errb.Reset()
-	code = run([]string{"gpuwcet", "analyze", "--hw", sassPreset(t, "sm_52"), "--block", "32", "--arg", "_Z6nestedPii_param_1=5", "--format", "json", goldenListing(t, "calls-rdc-elf")}, &out, &errb)
-	var j analyzeJSON
-	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 || len(j.Kernels) != 1 || !j.Kernels[0].InlinedCalls {
-		t.Fatalf("cuobjdump -elf -sass: exit %d, %s", code, errb.String())
-	}
-	derived := 0
-	for _, lp := range j.Kernels[0].Loops {
-		if strings.HasPrefix(lp.Key, "label _Z5innerii.") && lp.Source == "derived" {
-			derived++
+	for _, tc := range []struct{ golden, hw string }{
+		{"calls-rdc-elf", sassPreset(t, "sm_52")},
+		{"calls-rdc-elf-ampere", "sass-sm86"},
+	} {
+		out.Reset()
+		errb.Reset()
+		code = run([]string{"gpuwcet", "analyze", "--hw", tc.hw, "--block", "32", "--arg", "_Z6nestedPii_param_1=5", "--format", "json", goldenListing(t, tc.golden)}, &out, &errb)
+		var j analyzeJSON
+		if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if derived == 0 {
-		t.Errorf("cuobjdump -elf -sass: no loop of inner derived: %+v", j.Kernels[0].Loops)
+		if code != 0 || len(j.Kernels) != 1 || !j.Kernels[0].InlinedCalls {
+			t.Fatalf("%s: exit %d, %s", tc.golden, code, errb.String())
+		}
+		derived := 0
+		for _, lp := range j.Kernels[0].Loops {
+			if strings.HasPrefix(lp.Key, "label _Z5innerii.") && lp.Source == "derived" {
+				derived++
+			}
+		}
+		if derived == 0 {
+			t.Errorf("%s: no loop of inner derived: %+v", tc.golden, j.Kernels[0].Loops)
+		}
 	}
 }
 

@@ -130,6 +130,11 @@ before the SASS holds the symbol table (the kernel's STO_CUDA_ENTRY) and
 the relocation tables, which name the callee of each JCAL 0x0; the rest
 of the dump is skipped. No warning: the symbol table says which function
 is a kernel."
+golden calls-rdc-elf-ampere sm_80 "-O3 -rdc=true" "cuobjdump -elf -sass" \
+"calls-rdc-ampere listed with cuobjdump -elf -sass: the relocation tables
+(.rel.text.<function>) name the callee of each CALL.ABS.NOINC 0x0; the
+.rela.text tables (the return addresses the callers load, MOV R20,
+32@lo(...)) and the rest of the dump are skipped. No warning."
 golden calls-indirect-ampere sm_80 -O3 "cuobjdump -sass" \
 "A call through a function pointer (indirect.cu), Ampere: CALL.REL.NOINC
 R6 0x0 calls R6 plus an offset; it is an indirect call (no target), not a
