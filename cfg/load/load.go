@@ -148,6 +148,11 @@ const sniffLimit = 1 << 16
 // the first detectLimit bytes.
 const detectLimit = 1 << 20
 
+// detectLine bounds how much of one line detection examines: its markers
+// start a line or follow a few words (.visible .entry); a longer line (a
+// data initialiser, a hostile input) is read up to there.
+const detectLine = 4096
+
 var (
 	reAddrComment = regexp.MustCompile(`/\*[0-9a-fA-F]{4,}\*/`)
 	reMaxasCtrl   = regexp.MustCompile(`^[-0-9a-fA-F]{2}:[-0-9a-fA-F]:[-0-9a-fA-F]:[-yY]:[0-9a-fA-F]\s`)
@@ -179,7 +184,7 @@ func Detect(src []byte) (string, error) {
 	if isBinary(head) {
 		return "", errors.New("binary data, not a PTX or SASS listing or a simulator trace")
 	}
-	if trace.LooksLikeGPGPUSim(src) {
+	if trace.LooksLikeGPGPUSim(head) { // its first line: a record or the header
 		return Trace, nil
 	}
 	inComment := false
@@ -192,6 +197,9 @@ func Detect(src []byte) (string, error) {
 			line, rest = rest[:i], rest[i+1:]
 		} else {
 			rest = nil
+		}
+		if len(line) > detectLine {
+			line = line[:detectLine] // markers are near a line's start
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {

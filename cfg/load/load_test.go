@@ -1,6 +1,7 @@
 package load_test
 
 import (
+	"bytes"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -276,6 +277,15 @@ func TestDetectBounded(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("Detect allocated %d bytes for a %d-byte listing whose first line decides", n, len(src))
+	}
+	// One 32 MiB line: the trace check reads its first 64 KiB only.
+	long := append([]byte("warp 0 :  PC=0x10 "), bytes.Repeat([]byte("x"), 32<<20)...)
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	load.Detect(long)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("Detect allocated %d bytes for one %d-byte line", n, len(long))
 	}
 	// A marker past the first MiB is not looked for: the error says how
 	// much was read.
