@@ -371,6 +371,22 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env, callees []st
 	}
 	var errs isa.ErrorList
 	var probs []Problem
+	// One problem per fact and loop: the copies of a device function's
+	// loop in several calls (one position) share it; a low fact's
+	// warning names the largest derived bound of the copies.
+	probAt := map[string]int{}
+	probDerived := map[int]int64{}
+	addProb := func(p Problem, lb *LoopBound, derived int64) {
+		key := fmt.Sprintf("%s|%s|%s", p.Category, p.Pos, lb.Pos)
+		if i, ok := probAt[key]; ok {
+			if derived > probDerived[i] {
+				probs[i], probDerived[i] = p, derived
+			}
+			return
+		}
+		probAt[key], probDerived[len(probs)] = len(probs), derived
+		probs = append(probs, p)
+	}
 	setFact := func(lb *LoopBound, lf *LoopFact, entry string, params map[string]bool, names string) {
 		if lf.Persistent || lf.Handshake {
 			src, why := PersistentItem, "the persistent kernel's item loop: 2 header executions give one item between two handshakes"
@@ -386,8 +402,8 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env, callees []st
 		if lf.Open {
 			lb.Bound = nil
 			lb.Why = whyOpen
-			probs = append(probs, Problem{Pos: lf.MaxPos, Category: CategoryOpenFact,
-				Message: fmt.Sprintf("%s: loop %s of %s (%s) has max = \"?\": give its bound", lf.MaxPos, lf.Key, entry, lb.Pos)})
+			addProb(Problem{Pos: lf.MaxPos, Category: CategoryOpenFact,
+				Message: fmt.Sprintf("%s: loop %s of %s (%s) has max = \"?\": give its bound", lf.MaxPos, lf.Key, entry, lb.Pos)}, lb, 0)
 			return
 		}
 		for _, v := range lf.Max.Vars() {
@@ -411,8 +427,8 @@ func (f *Facts) apply(r *Result, g *cfg.Graph, sha string, env Env, callees []st
 		}
 		lb.Bound = &Bound{Max: v, Expr: lf.Max.String(), Source: Annotated, Why: why, Pos: lf.MaxPos}
 		if lb.Derived != nil && v < lb.Derived.Max {
-			probs = append(probs, Problem{Pos: lf.MaxPos, Category: CategoryLowFact, Warning: true,
-				Message: fmt.Sprintf("%s: the annotated bound %d of loop %s of %s is below its derived bound %d (%s): the annotation is used; check it", lf.MaxPos, v, lf.Key, entry, lb.Derived.Max, lb.Derived.Expr)})
+			addProb(Problem{Pos: lf.MaxPos, Category: CategoryLowFact, Warning: true,
+				Message: fmt.Sprintf("%s: the annotated bound %d of loop %s of %s is below its derived bound %d (%s): the annotation is used; check it", lf.MaxPos, v, lf.Key, entry, lb.Derived.Max, lb.Derived.Expr)}, lb, lb.Derived.Max)
 		}
 	}
 	// once: a loop has at most one fact per entry.

@@ -402,3 +402,53 @@ func TestAnalyzeSASSIndirectCall(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeSASSDeviceFactOnce: a fact on a loop of a device function
+// called twice (inner, from outer: calls-rdc-elf-ampere) bounds both
+// copies, and its warning (a fact below the derived bound) is reported
+// once, not once per call: one loop, one diagnostic.
+func TestAnalyzeSASSDeviceFactOnce(t *testing.T) {
+	path := goldenListing(t, "calls-rdc-elf-ampere")
+	facts := filepath.Join(t.TempDir(), "f.toml")
+	var out, errb bytes.Buffer
+	if code := run([]string{"gpuwcet", "facts", "template", "-o", facts, path}, &out, &errb); code != 0 {
+		t.Fatalf("facts template: exit %d: %s", code, errb.String())
+	}
+	data, err := os.ReadFile(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := "# [[kernel.loop]]\n# label = \"L_0x5e0\"\n# max = \"?\"\n# why = \"\"\n"
+	if !strings.Contains(string(data), "name = \"_Z5innerii\"") || !strings.Contains(string(data), loop) {
+		t.Fatalf("template: no derived loop L_0x5e0 under _Z5innerii:\n%s", data)
+	}
+	filled := strings.Replace(string(data), loop, "[[kernel.loop]]\nlabel = \"L_0x5e0\"\nmax = 2\nwhy = \"test\"\n", 1)
+	if err := os.WriteFile(facts, []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"gpuwcet", "analyze", "--hw", "sass-sm86", "--block", "32", "--arg", "_Z6nestedPii_param_1=5", "--facts", facts, "--format", "json", path}, &out, &errb)
+	var j analyzeJSON
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, errb.String())
+	}
+	if code != 0 || len(j.Kernels) != 1 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	annotated := 0
+	for _, lp := range j.Kernels[0].Loops {
+		if strings.Contains(lp.Key, ".L_0x5e0,") && lp.Source == "annotated" && lp.Max == 2 {
+			annotated++
+		}
+	}
+	low := 0
+	for _, d := range j.Diagnostics {
+		if d.Rule == "annotation-below-derived" {
+			low++
+		}
+	}
+	if annotated != 2 || low != 1 {
+		t.Errorf("%d copies of inner's loop annotated (want 2), %d annotation-below-derived diagnostics (want 1): %+v", annotated, low, j.Diagnostics)
+	}
+}
