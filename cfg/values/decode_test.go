@@ -320,18 +320,25 @@ func TestDecodeSASS(t *testing.T) {
 		{"S2UR UR4, SR_CTAID.X", map[string]uint64{"ctaid.x": 3}, "UR4=0x3"},
 		// Maxwell: the low words' borrow in CC, the high words compared
 		// with it (R1:x >= R2:y).
-		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 5, "R2": 5}, "CC=0x1"},
-		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 4, "R2": 5}, "CC=0x0"},
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 5, "R2": 5}, "CC=0x1 CC.Z=0x1"},
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 4, "R2": 5}, "CC=0x0 CC.Z=0x0"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1}, "P0=0x1"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 0}, "P0=0x0"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 2, "R2": 1, "CC": 0}, "P0=0x1"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
 		{"ISETP.LT.U32.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 0, "CC": 1}, "P0=0x0"},
+		// The zero flag: the low words equal.
+		{"ISETP.NE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1, "CC.Z": 1}, "P0=0x0"},
+		{"ISETP.NE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1, "CC.Z": 0}, "P0=0x1"},
+		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1, "CC.Z": 1}, "P0=0x0"},
+		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1, "CC.Z": 0}, "P0=0x1"},
+		{"ISETP.GT.U32.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 1, "CC": 0, "CC.Z": 0}, "P0=0x1"},
+		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 1, "CC": 0, "CC.Z": 0}, "P0=0x0"},
 		// Maxwell/Pascal LEA: the shift left out is 0; .CC writes the
 		// carry; LEA.HI.X adds CC; its predicate result is not modelled.
-		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 R4=0xffffffff"},
-		{"LEA R4.CC, R5, R6", map[string]uint64{"R5": m32, "R6": 2}, "CC=0x1 R4=0x1"},
-		{"LEA R2.CC, R0, R3, 0x2", map[string]uint64{"R0": 0x40000001, "R3": m32 - 3}, "CC=0x1 R2=0x0"},
+		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 CC.Z?=0x0 R4=0xffffffff"},
+		{"LEA R4.CC, R5, R6", map[string]uint64{"R5": m32, "R6": 2}, "CC=0x1 CC.Z?=0x0 R4=0x1"},
+		{"LEA R2.CC, R0, R3, 0x2", map[string]uint64{"R0": 0x40000001, "R3": m32 - 3}, "CC=0x1 CC.Z?=0x0 R2=0x0"},
 		{"LEA.HI.X P0, R5, R5, RZ, R3", map[string]uint64{"R5": 7, "R3": 9, "CC": 1}, "P0?=0x0 R5=0xa"},
 		{"LEA.HI.X R3, R0, R6, R4, 0x2", map[string]uint64{"R0": 0xc0000000, "R6": 10, "R4": 0, "CC": 1}, "R3=0xe"},
 		// LD.E/ST.E with the predicate of the LEA.HI.X: a generic access.
@@ -404,6 +411,71 @@ IADD3.RS R0, R6, R4, R5`)
 		}
 		if want := c[0] * c[1] >> 32; regs["R0"] != want {
 			t.Fatalf("mul.hi.u32(%#x, %#x): the sequence gives %#x, want %#x", c[0], c[1], regs["R0"], want)
+		}
+	}
+}
+
+// TestISETPXAgainstPTX checks the readings of Maxwell/Pascal's 64-bit
+// comparison against the PTX it implements: ptxas 11.8 -O3 -arch=sm_61
+// compiles setp.{ne,eq,gt,le,lt}.{s64,u64} %p, %rd_a, %rd_b to
+// IADD RZ.CC, a_lo, -b_lo followed by ISETP.{NE,GT,GE}[.U32].X.AND P0, PT,
+// a_hi, b_hi, PT (eq, le, lt as the negation of ne, gt, ge). Run through
+// the decoder on random and extreme operands, each must give the 64-bit
+// comparison.
+func TestISETPXAgainstPTX(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	vals := []uint64{0, 1, m32, 1 << 32, 1<<63 - 1, 1 << 63, ^uint64(0), 0x100000001}
+	var cases [][2]uint64
+	for _, a := range vals {
+		for _, b := range vals {
+			cases = append(cases, [2]uint64{a, b})
+		}
+	}
+	for i := 0; i < 5000; i++ {
+		a := rng.Uint64()
+		b := a
+		switch i % 4 {
+		case 0:
+			b = rng.Uint64()
+		case 1:
+			b = a&^m32 | uint64(rng.Uint32()) // the same high word
+		case 2:
+			b = a&m32 | uint64(rng.Uint32())<<32 // the same low word
+		}
+		cases = append(cases, [2]uint64{a, b})
+	}
+	for _, cmp := range []string{"NE", "GT", "GE"} {
+		for _, u := range []string{"", ".U32"} {
+			ins := sassInstrs(t, "IADD RZ.CC, R2, -R4\nISETP."+cmp+u+".X.AND P0, PT, R3, R5, PT")
+			for _, c := range cases {
+				regs := map[string]uint64{"R2": c[0] & m32, "R3": c[0] >> 32, "R4": c[1] & m32, "R5": c[1] >> 32}
+				for _, in := range ins {
+					out, err := evalSem(DecodeSASS(in), regs)
+					if err != nil {
+						t.Fatalf("%s: %v", in.Text, err)
+					}
+					for r, v := range out {
+						regs[r] = v
+					}
+				}
+				a, b := c[0], c[1]
+				var want bool
+				switch {
+				case cmp == "NE":
+					want = a != b
+				case cmp == "GT" && u == "":
+					want = int64(a) > int64(b)
+				case cmp == "GT":
+					want = a > b
+				case cmp == "GE" && u == "":
+					want = int64(a) >= int64(b)
+				default:
+					want = a >= b
+				}
+				if (regs["P0"] == 1) != want {
+					t.Fatalf("ISETP.%s%s.X on %#x, %#x: P0 = %d, want %v", cmp, u, a, b, regs["P0"], want)
+				}
+			}
 		}
 	}
 }

@@ -199,7 +199,7 @@ func randomSASS52(r *rand.Rand, n int) []byte {
 		case 0:
 			// A 64-bit comparison: the low words' borrow in CC.
 			lines = append(lines, fmt.Sprintf("IADD RZ.CC, %s, -%s", pick(), pick()))
-			lines = append(lines, fmt.Sprintf("ISETP.%s.X.AND P1, PT, %s, %s, PT", []string{"GE", "LT"}[r.Intn(2)], pick(), pick()))
+			lines = append(lines, fmt.Sprintf("ISETP.%s.X.AND P1, PT, %s, %s, PT", []string{"GE", "LT", "NE", "EQ", "GT", "LE"}[r.Intn(6)], pick(), pick()))
 			lines = append(lines, fmt.Sprintf("SEL %s, %s, %s, P1", d, pick(), opnd()))
 		case 1:
 			lines = append(lines, fmt.Sprintf("IADD %s.CC, %s, %s", d, pick(), pick()))

@@ -206,7 +206,36 @@ func DecodeSASSArch(in *isa.Instr, arch int) *Sem {
 		d.mods[m] = true
 	}
 	d.decode()
+	d.flags()
 	return d.finish()
+}
+
+// flags makes the condition code an instruction writes without modelling
+// it unknown: CC when it is a destination, and the zero flag whenever CC
+// is written (so that ISETP.X never reads a zero flag older than CC).
+func (d *sassDec) flags() {
+	cc, z := false, false
+	for _, o := range d.s.Outs {
+		cc = cc || o.Kind == OutReg && o.Name == "CC"
+		z = z || o.Kind == OutReg && o.Name == zeroFlag
+	}
+	if !cc {
+		for _, r := range d.in.Defs() {
+			if r == "CC" {
+				d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: "CC", W: 1, Node: -1})
+				cc = true
+				if d.s.Opaque == "" {
+					d.s.Opaque = "the condition code of " + d.in.Op()
+				}
+			}
+		}
+	}
+	if cc && !z {
+		d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: zeroFlag, W: 1, Node: -1})
+		if d.s.Opaque == "" {
+			d.s.Opaque = "the zero flag of " + d.in.Op()
+		}
+	}
 }
 
 func (d *sassDec) opaque(why string) {
@@ -1060,22 +1089,37 @@ func (d *sassDec) isetp() {
 	var r, nr int32
 	if xcc {
 		// Maxwell/Pascal ISETP.X: the high words of a 64-bit comparison,
-		// the low words' borrow in CC (set by IADD RZ.CC, lo_a, -lo_b):
-		// a - b - !CC >= 0 is a > b or a == b and CC. The zero flag the
-		// other comparisons need is not modelled.
+		// the low words' borrow in CC and their equality in the zero flag
+		// (both set by IADD RZ.CC, lo_a, -lo_b): a - b - !CC >= 0 is a > b
+		// or a == b and CC; a > b is a > b or a == b, CC and not Z; a != b
+		// is a != b or not Z (TestISETPXAgainstPTX checks the readings
+		// against ptxas's translation of setp on 64-bit values).
 		if ex {
 			d.opaque(in.Op())
 			return
 		}
 		cc := d.input(In{Kind: InReg, Name: "CC", W: 1})
-		ge := d.node(Or, 1, d.cmp("gt", signed, a, b), d.node(And, 1, d.node(Eq, 1, a, b), cc))
+		eq := d.node(Eq, 1, a, b)
+		ge := d.node(Or, 1, d.cmp("gt", signed, a, b), d.node(And, 1, eq, cc))
 		switch strings.ToLower(cmpOp) {
 		case "ge":
 			r = ge
 		case "lt":
 			r = d.node(Not, 1, ge)
+		case "gt", "le":
+			z := d.input(In{Kind: InReg, Name: zeroFlag, W: 1})
+			r = d.node(Or, 1, d.cmp("gt", signed, a, b), d.node(And, 1, eq, d.node(And, 1, cc, d.node(Not, 1, z))))
+			if strings.ToLower(cmpOp) == "le" {
+				r = d.node(Not, 1, r)
+			}
+		case "eq", "ne":
+			z := d.input(In{Kind: InReg, Name: zeroFlag, W: 1})
+			r = d.node(And, 1, eq, z)
+			if strings.ToLower(cmpOp) == "ne" {
+				r = d.node(Not, 1, r)
+			}
 		default:
-			d.opaque(in.Op() + " (the zero flag of the low words is not modelled)")
+			d.opaque(in.Op())
 			return
 		}
 	} else if ex {
@@ -1394,8 +1438,18 @@ func (d *sassDec) iaddOld() {
 	d.write(0, d.node(Trunc, 32, sum))
 	if strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
 		d.out("CC", 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
+		if !x {
+			// The zero flag (ZF): the 32-bit result is 0 (IADD RZ.CC,
+			// a, -b: a == b). After .X it is not modelled.
+			d.out(zeroFlag, 1, d.node(Eq, 1, d.node(Trunc, 32, sum), d.konst(32, 0)))
+		}
 	}
 }
+
+// zeroFlag names the zero flag of Kepler–Pascal's condition code, which
+// ISETP.X reads beside CC's carry. Every instruction that writes CC writes
+// it (unknown where not modelled: DecodeSASS).
+const zeroFlag = "CC.Z"
 
 // imulOld: Maxwell/Pascal IMUL[32I][.ta.tb][.HI] d, a, b: the low 32
 // bits of a * b (the same for every signedness), or with .HI the high 32
