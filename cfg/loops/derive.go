@@ -782,6 +782,47 @@ func (a *analysis) opaqueWhy(v *values.Value) string {
 
 var cmpText = map[string]string{"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
+// pairCandidate reads the 64-bit comparison x code y (negated when not is
+// set) of an exit test. An equality of two pairs of words does not say
+// which word is the high one (values.Func.Compare64); when the first
+// reading is no recurrence, the other is tried (the same equality).
+func (a *analysis) pairCandidate(l *cfg.Loop, code values.Code, x, y *values.Value, not bool, br *isa.Instr) (*candidate, string) {
+	cond := func(x, y *values.Value) *values.Value {
+		c := a.f.Op(code, 1, x, y)
+		if not {
+			c = a.f.Op(values.Not, 1, c)
+		}
+		return c
+	}
+	c, why := a.candidateOf(l, cond(x, y), br)
+	if c != nil || code != values.Eq && code != values.Ne {
+		return c, why
+	}
+	sx, okx := a.swapHalves(x)
+	sy, oky := a.swapHalves(y)
+	if !okx || !oky {
+		return c, why
+	}
+	if c2, _ := a.candidateOf(l, cond(sx, sy), br); c2 != nil {
+		return c2, ""
+	}
+	return c, why
+}
+
+// swapHalves returns the 64-bit value v with its 32-bit words exchanged.
+func (a *analysis) swapHalves(v *values.Value) (*values.Value, bool) {
+	if k, ok := v.IsConst(); ok {
+		return a.f.Const(64, k<<32|k>>32), true
+	}
+	if lo, hi, ok := asPair(v); ok {
+		return a.pairOf(hi, lo), true
+	}
+	if v.Kind == values.VOp && v.Code == values.ZExt && v.W == 64 && v.Args[0].W == 32 {
+		return a.pairOf(a.f.Const(32, 0), v.Args[0]), true
+	}
+	return nil, false
+}
+
 // candidateOf reads the stay condition c of the exit test at br.
 func (a *analysis) candidateOf(l *cfg.Loop, c *values.Value, br *isa.Instr) (*candidate, string) {
 	if b, ok := c.IsConst(); ok {
@@ -792,11 +833,11 @@ func (a *analysis) candidateOf(l *cfg.Loop, c *values.Value, br *isa.Instr) (*ca
 		return nil, "the exit test never leaves the loop (its condition is always true)"
 	}
 	if code, x, y, ok := a.pair64Compare(c); ok {
-		return a.candidateOf(l, a.f.Op(code, 1, x, y), br)
+		return a.pairCandidate(l, code, x, y, false, br)
 	}
 	if c.Kind == values.VOp && c.Code == values.Not {
 		if code, x, y, ok := a.pair64Compare(c.Args[0]); ok {
-			return a.candidateOf(l, a.f.Op(values.Not, 1, a.f.Op(code, 1, x, y)), br)
+			return a.pairCandidate(l, code, x, y, true, br)
 		}
 	}
 	if c.Kind == values.VPhi && c.W == 1 {

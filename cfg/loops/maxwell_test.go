@@ -45,6 +45,45 @@ func sassKernelMaxwell(arch, body string) []byte {
 	return []byte(b.String())
 }
 
+// maxwellBound derives the bound of the one loop of a Maxwell/Pascal
+// listing of _Z1kii (sassKernelMaxwell) at a launch with the arguments
+// args.
+func maxwellBound(t *testing.T, arch, body string, args map[string]int64) *LoopBound {
+	t.Helper()
+	f, err := sass.ParseFile(token.NewFileSet(), arch+".sass", sassKernelMaxwell(arch, body), 0)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	g, err := cfg.Build(f.Fset, f.Funcs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Loops) != 1 {
+		t.Fatalf("%d loops", len(g.Loops))
+	}
+	vf, err := values.Build(g, values.Options{Dialect: f.Dialect, Arch: f.Target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{4, 1, 1}, Args: args}
+	r, err := ComputeValues(vf, l, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Loops[0]
+}
+
+// wantMax fails unless lb is a bound of max.
+func wantMax(t *testing.T, lb *LoopBound, max int64) {
+	t.Helper()
+	if lb.Bound == nil {
+		t.Fatalf("unbounded: %s", lb.Why)
+	}
+	if lb.Bound.Max != max {
+		t.Errorf("bound %d = %s, want %d (%s)", lb.Bound.Max, lb.Bound.Expr, max, lb.Bound.Why)
+	}
+}
+
 // TestDeriveSASSMaxwellFrame: clang -O0 code for sm_5x/sm_6x keeps its
 // variables in the local frame and reaches them through generic addresses:
 // the stack pointer c[0x0][0x20], the local window's generic address
@@ -88,33 +127,7 @@ func TestDeriveSASSMaxwellFrame(t *testing.T) {
 			ISETP.LT.AND P1, PT, R0, c[0x0][0x144], PT
 			@P1 BRA {13}
 			EXIT`
-			f, err := sass.ParseFile(token.NewFileSet(), arch+".sass", sassKernelMaxwell(arch, body), 0)
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			g, err := cfg.Build(f.Fset, f.Funcs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(g.Loops) != 1 {
-				t.Fatalf("%d loops", len(g.Loops))
-			}
-			vf, err := values.Build(g, values.Options{Dialect: f.Dialect, Arch: f.Target})
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{4, 1, 1}, Args: map[string]int64{"_Z1kii_param_1": 7}}
-			r, err := ComputeValues(vf, l, nil, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			lb := r.Loops[0]
-			if lb.Bound == nil {
-				t.Fatalf("unbounded: %s", lb.Why)
-			}
-			if lb.Bound.Max != 7 {
-				t.Errorf("bound %d = %s, want 7 (%s)", lb.Bound.Max, lb.Bound.Expr, lb.Bound.Why)
-			}
+			wantMax(t, maxwellBound(t, arch, body, map[string]int64{"_Z1kii_param_1": 7}), 7)
 		})
 	}
 }
@@ -132,24 +145,23 @@ func TestDeriveSASSXorSwap(t *testing.T) {
 			ISETP.LT.AND P0, PT, R0, 0xa, PT
 			@P0 BRA {2}
 			EXIT`
-	f, err := sass.ParseFile(token.NewFileSet(), "xor.sass", sassKernelMaxwell("sm_52", body), 0)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	g, err := cfg.Build(f.Fset, f.Funcs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	vf, err := values.Build(g, values.Options{Dialect: f.Dialect, Arch: f.Target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := pass.Launch{Block: [3]int{64, 1, 1}, Grid: [3]int{4, 1, 1}, Args: map[string]int64{"_Z1kii_param_1": 12345}}
-	r, err := ComputeValues(vf, l, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lb := r.Loops[0]; lb.Bound == nil || lb.Bound.Max != 10 {
-		t.Fatalf("bound %+v (%s), want 10", lb.Bound, lb.Why)
-	}
+	wantMax(t, maxwellBound(t, "sm_52", body, map[string]int64{"_Z1kii_param_1": 12345}), 10)
+}
+
+// TestDeriveSASSPascalCountDown64: a 64-bit count-down in a register pair
+// (IADD32I .CC / IADD32I.X), left when the pair is 0: IADD RZ.CC, -RZ, lo
+// sets the zero flag of the low word, ISETP.NE.X compares the high word
+// with it (nvcc -O3 sm_62). The equality of the pairs does not say which
+// word is the high one: the reading that is a recurrence is taken.
+func TestDeriveSASSPascalCountDown64(t *testing.T) {
+	body := `
+			MOV R15, c[0x0][0x140]
+			MOV R16, RZ
+			IADD32I R15.CC, R15, -0x1
+			IADD32I.X R16, R16, -0x1
+			IADD RZ.CC, -RZ, R15
+			ISETP.NE.X.AND P0, PT, R16, RZ, PT
+			@P0 BRA {2}
+			EXIT`
+	wantMax(t, maxwellBound(t, "sm_61", body, map[string]int64{"_Z1kii_param_0": 7}), 7)
 }
