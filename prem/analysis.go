@@ -248,6 +248,7 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 				Message: fmt.Sprintf("%s: loop %s: %s (%s)", fn.Name, lb.Key, lb.Bound.Why, assume.TimerSplitRead)})
 		}
 	}
+	an.Uses = append(an.Uses, analysisUses(l.File, hw, rep)...)
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).
 	if len(rps) > 0 {
@@ -692,4 +693,41 @@ func lineRegion(rep *static.Report, fn *isa.Func, lines [2]int) (regionDef, erro
 		}
 	}
 	return regionDef{from, to, "lines"}, nil
+}
+
+// analysisUses are the assumptions of the ledger the kernel's phase bounds
+// rest on beyond every analysis's (cmd/gpuwcet adds those): as analyze
+// states them for the same kernel, a loop bound from a facts file, a
+// release point, inlined calls, a PTX listing and opcodes timed on the
+// description's default unit.
+func analysisUses(f *isa.File, hw *hwdesc.Desc, rep *static.Report) []assume.Use {
+	var uses []assume.Use
+	for _, lb := range rep.Loops.Loops {
+		if lb.Bound == nil {
+			continue
+		}
+		switch lb.Bound.Source {
+		case loops.Annotated:
+			uses = append(uses, assume.U(assume.LoopAnnotated))
+		case loops.Release:
+			uses = append(uses, assume.U(assume.ReleaseTrigger))
+		}
+	}
+	if rep.Inlined {
+		uses = append(uses, assume.U(assume.InlinedCalls))
+	}
+	if f.Dialect == isa.DialectPTX {
+		uses = append(uses, assume.U(assume.PTXAsExecuted))
+	}
+	if len(rep.DefaultUnit) > 0 {
+		var list []string
+		total := 0
+		for _, u := range rep.DefaultUnit {
+			list = append(list, fmt.Sprintf("%s ×%d", u.Op, u.Count))
+			total += u.Count
+		}
+		uses = append(uses, assume.Uf(assume.DefaultUnit, "%d instruction(s) of %s whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s",
+			total, rep.Graph.Func.Name, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")))
+	}
+	return uses
 }

@@ -67,3 +67,55 @@ func TestAssumptionsNeeded(t *testing.T) {
 		})
 	}
 }
+
+// TestPremAssumptionsNeeded: a prem check report whose phase bounds come
+// from the analysis states what the analysis rests on (as analyze does
+// for the same kernel: its fixed entries, PTX as executed, release
+// points), and one whose bounds are all given in the schedule does not.
+func TestPremAssumptionsNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // present
+		not  []string // absent
+	}{
+		{"analysed-ptx", []string{"--hw", "rtx3070", "../../examples/prem-conv2d/tile-1400.toml"},
+			[]string{assume.UnitTimings, assume.MemFixedLatency, assume.Pipeline, assume.PTXAsExecuted, assume.PremIsolation},
+			[]string{assume.LoopAnnotated, assume.TimerSplitRead}},
+		{"analysed-release", []string{"--hw", "rtx3070", "../../examples/prem-conv2d/phase-3000-1000.toml"},
+			[]string{assume.UnitTimings, assume.PTXAsExecuted, assume.ReleaseTrigger},
+			nil},
+		{"analysed-sass-sm62", []string{"--hw", "sass-sm61", "testdata/prem/sass-tiles-sm62.toml"},
+			[]string{assume.UnitTimings, assume.TimerSplitRead, assume.ReleaseTrigger},
+			[]string{assume.PTXAsExecuted}},
+		{"given", []string{"testdata/prem/notes-kw-whole-1400.toml"},
+			[]string{assume.PremIsolation, assume.PremGivenBounds},
+			[]string{assume.UnitTimings, assume.PTXAsExecuted, assume.ReleaseTrigger}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append([]string{"gpuwcet", "prem", "check", "--format", "json"}, tc.args...), &out, &errb)
+			if code != 0 && code != 3 {
+				t.Fatalf("prem check %v: exit %d: %s", tc.args, code, errb.String())
+			}
+			r, err := report.Parse(out.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]bool{}
+			for _, a := range r.NumberedAssumptions {
+				keys[a.Key] = true
+			}
+			for _, id := range tc.want {
+				if !keys[id] {
+					t.Errorf("%s missing from the report", id)
+				}
+			}
+			for _, id := range tc.not {
+				if keys[id] {
+					t.Errorf("%s in the report, not needed", id)
+				}
+			}
+		})
+	}
+}

@@ -349,11 +349,7 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 		uses = append(uses, u)
 	}
 	if hw.Base != "" {
-		over := "no unit, rule or timing key"
-		if len(hw.Overrides) > 0 {
-			over = strings.Join(hw.Overrides, "; ")
-		}
-		uses = append(uses, assume.Uf(assume.HWOverride, "hardware description %s extends %s (sha256 %s) and overrides: %s", hw.Name, hw.Base, hw.BaseSHA256, over))
+		uses = append(uses, hwOverrideUse(hw))
 	}
 	if file.Dialect == isa.DialectPTX {
 		uses = append(uses, assume.U(assume.PTXAsExecuted))
@@ -677,6 +673,16 @@ func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (assume.Use, bool
 		total += counts[op]
 	}
 	return assume.Uf(assume.DefaultUnit, "%d instruction(s) whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s", total, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")), true
+}
+
+// hwOverrideUse states that description hw extends a preset, and what it
+// overrides.
+func hwOverrideUse(hw *hwdesc.Desc) assume.Use {
+	over := "no unit, rule or timing key"
+	if len(hw.Overrides) > 0 {
+		over = strings.Join(hw.Overrides, "; ")
+	}
+	return assume.Uf(assume.HWOverride, "hardware description %s extends %s (sha256 %s) and overrides: %s", hw.Name, hw.Base, hw.BaseSHA256, over)
 }
 
 // analyzeUses are the assumptions of every analyze run with description

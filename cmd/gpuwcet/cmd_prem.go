@@ -288,7 +288,16 @@ func premRun(c *cli.Context, j *report.Report, text *bytes.Buffer) (*premRunResu
 		return nil, err
 	}
 	j.Inputs = append(j.Inputs, an.inputs...)
-	if len(an.uses) > 0 {
+	if len(an.bounds) > 0 && hw != nil {
+		// Phase bounds from the analysis rest on what every analyze
+		// report states, as analyze would state it for the same
+		// description, plus the kernels' own (an.uses).
+		uses = append(uses, analyzeUses(hw)...)
+		if hw.Base != "" {
+			uses = append(uses, hwOverrideUse(hw))
+		}
+	}
+	if len(an.uses) > 0 || len(an.bounds) > 0 {
 		j.SetAssumptions(assume.Sort(append(uses, an.uses...)))
 	}
 	res, model, err := prem.Evaluate(sched, prem.Bounds(sched, an.bounds))
