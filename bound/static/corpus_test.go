@@ -1,6 +1,7 @@
 package static
 
 import (
+	"flag"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -10,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 )
+
+var corpusSASS = flag.Bool("corpus-sass", false, "TestCorpus, BenchmarkCorpus: also the SASS listings of ../shared/corpus/sass")
 
 // corpusDir is ../shared/corpus/ptx relative to the repository root.
 func corpusDir(tb testing.TB) string {
@@ -29,22 +33,33 @@ func corpusDir(tb testing.TB) string {
 
 type corpusStats struct {
 	files, kernels, bounded, unbounded, failed int
+	sassFiles, noPreset                        int
 	biggest                                    string
 	biggestSize                                int64
 	reasons                                    map[string]int
 }
 
 // analyzeCorpus runs the static analysis (as gpuwcet analyze does, with
-// --block 256 and no arguments or facts) on every kernel of every PTX file.
-func analyzeCorpus(tb testing.TB, dir string, hw *hwdesc.Desc) corpusStats {
+// --block 256 and no arguments or facts) on every kernel of every PTX file
+// under dir with hw, and, when sass is set, of every SASS file under
+// ../sass with the description of its architecture (sassPreset; a listing
+// of an architecture without one is counted in st.noPreset).
+func analyzeCorpus(tb testing.TB, dir string, hw *hwdesc.Desc, sass bool) corpusStats {
 	st := corpusStats{reasons: map[string]int{}}
 	var files []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".ptx" {
-			files = append(files, p)
-		}
-		return nil
-	})
+	walk := func(dir, ext string) {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ext {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	walk(dir, ".ptx")
+	if sass {
+		walk(filepath.Join(dir, "..", "sass"), ".sass")
+	}
+	ptxHW := hw
 	sort.Strings(files)
 	for _, p := range files {
 		src, err := os.ReadFile(p)
@@ -57,6 +72,21 @@ func analyzeCorpus(tb testing.TB, dir string, hw *hwdesc.Desc) corpusStats {
 		f, err := load.File(token.NewFileSet(), p, src, load.Auto)
 		if err != nil {
 			continue // parse errors belong to the front end's corpus test
+		}
+		hw := ptxHW
+		if f.Dialect == isa.DialectSASS {
+			p, ok := sassPreset[f.Target]
+			if !ok {
+				p, ok = map[string]string{"sm_61": "sass-sm61", "sm_75": "sass-sm75", "sm_86": "sass-sm86"}[f.Target]
+			}
+			if !ok {
+				st.noPreset++
+				continue
+			}
+			if hw, err = hwdesc.Builtin(p); err != nil {
+				tb.Fatal(err)
+			}
+			st.sassFiles++
 		}
 		st.files++
 		res, err := pass.Run([]*pass.Analyzer{Analyzer}, f, pass.Options{HW: hw, Launch: pass.Launch{Block: [3]int{256, 1, 1}}})
@@ -107,9 +137,9 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	st := analyzeCorpus(t, corpusDir(t), hw)
-	t.Logf("%d files, %d kernels: %d bounded, %d not bounded (exit 2), %d other errors, in %v; largest file %s (%d bytes)",
-		st.files, st.kernels, st.bounded, st.unbounded, st.failed, time.Since(start).Round(time.Millisecond), st.biggest, st.biggestSize)
+	st := analyzeCorpus(t, corpusDir(t), hw, *corpusSASS)
+	t.Logf("%d files (%d SASS; %d SASS of an architecture without a description left out), %d kernels: %d bounded, %d not bounded (exit 2), %d other errors, in %v; largest file %s (%d bytes)",
+		st.files, st.sassFiles, st.noPreset, st.kernels, st.bounded, st.unbounded, st.failed, time.Since(start).Round(time.Millisecond), st.biggest, st.biggestSize)
 	for r, n := range st.reasons {
 		t.Logf("  %3d × %s", n, r)
 	}
@@ -125,6 +155,6 @@ func BenchmarkCorpus(b *testing.B) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		analyzeCorpus(b, dir, hw)
+		analyzeCorpus(b, dir, hw, *corpusSASS)
 	}
 }
