@@ -42,7 +42,16 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 	if c, ok := memo[v]; ok {
 		return c
 	}
-	memo[v] = frameClass{kind: frameVar} // cycles through phis: unknown offset
+	switch x := f.frameSet[v]; x {
+	case "":
+		memo[v] = frameClass{}
+		return frameClass{}
+	case "*":
+		memo[v] = frameClass{kind: frameEscape}
+		return memo[v]
+	default:
+		memo[v] = frameClass{kind: frameVar, frame: x} // cycles through phis: unknown offset
+	}
 	var c frameClass
 	switch v.Kind {
 	case VFrame:
@@ -53,9 +62,18 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 			if ac.kind == notFrame {
 				continue
 			}
+			if c.kind != notFrame && c.frame != ac.frame {
+				// An address into one of two frames: every frame
+				// escapes.
+				c = frameClass{kind: frameEscape}
+				break
+			}
 			if ac.kind == frameEscape {
 				c = ac
-				break
+				continue
+			}
+			if c.kind == frameEscape {
+				continue
 			}
 			c = frameClass{kind: frameVar, frame: ac.frame}
 		}
@@ -115,22 +133,22 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 				if x.kind != frameEscape && isLocalWindow(other) {
 					c = x
 				} else {
-					c = frameClass{kind: frameEscape}
+					c = frameClass{kind: frameEscape, frame: x.frame}
 				}
 			case Sub:
 				if fr[0].kind == notFrame || x.kind == frameEscape {
-					c = frameClass{kind: frameEscape}
+					c = frameClass{kind: frameEscape, frame: x.frame}
 					break
 				}
 				c = frameClass{kind: frameVar, frame: x.frame}
 			case Select:
 				if fr[0].kind != notFrame {
-					c = frameClass{kind: frameEscape}
+					c = frameClass{kind: frameEscape, frame: x.frame}
 				} else {
 					c = frameClass{kind: frameVar, frame: x.frame}
 				}
 			default:
-				c = frameClass{kind: frameEscape}
+				c = frameClass{kind: frameEscape, frame: x.frame}
 			}
 		}
 	}
@@ -147,20 +165,80 @@ func isLocalWindow(v *Value) bool {
 	return v.Kind == VSpecial && v.Name == "local_window"
 }
 
+// frameSets gives, for every value, the frame its address may point into
+// ("" none, "*" more than one), following operations and phis (a
+// fixpoint: phis close cycles). ok is false when it did not converge.
+func (f *Func) frameSets() (map[*Value]string, bool) {
+	sets := map[*Value]string{}
+	join := func(a, b string) string {
+		switch {
+		case a == b || b == "":
+			return a
+		case a == "":
+			return b
+		}
+		return "*"
+	}
+	for round := 0; round < 64; round++ {
+		changed := false
+		for _, v := range f.values {
+			v = resolve(v)
+			var x string
+			switch v.Kind {
+			case VFrame:
+				x = v.Name
+			case VOp, VPhi:
+				for _, a := range v.Args {
+					x = join(x, sets[resolve(a)])
+				}
+			default:
+				continue
+			}
+			if x != sets[v] {
+				sets[v] = x
+				changed = true
+			}
+		}
+		if !changed {
+			return sets, true
+		}
+	}
+	return nil, false
+}
+
 // frameCells decides, from the values of pass 1, which loads and stores
-// are frame cells.
+// are frame cells. A frame whose address escapes (is read by an
+// instruction other than as an address, or reaches an address the
+// classification cannot place in one frame) has no cells: its loads are
+// unknown. The other frames keep theirs: no address the analysis does not
+// derive from a frame's own address can point into a frame whose address
+// never escaped.
 func (f *Func) frameCells() {
 	f.frameOut = map[*isa.Instr][]string{}
 	f.frameLoads = map[frameKey]string{}
 	f.clobber = map[*isa.Instr]string{}
+	f.escaped = map[string]bool{}
 	f.frameOK = true
+	sets, ok := f.frameSets()
+	if !ok {
+		f.frameOK = false
+		return
+	}
 	memo := map[*Value]frameClass{}
+	f.frameSet = sets
 	isFrame := func(v *Value) bool { return v != nil && f.classify(v, memo).kind != notFrame }
+	escape := func(c frameClass) {
+		if c.frame == "" {
+			f.frameOK = false
+		}
+		f.escaped[c.frame] = true
+	}
 	var ins []*isa.Instr
 	for in := range f.info {
 		ins = append(ins, in)
 	}
 	sort.Slice(ins, func(i, j int) bool { return ins[i].Index < ins[j].Index })
+	// Escapes first: a frame that escapes anywhere has no cells.
 	for _, in := range ins {
 		ii := f.info[in]
 		s := ii.sem
@@ -201,10 +279,16 @@ func (f *Func) frameCells() {
 				}
 			}
 			if !addrOnly {
-				f.frameOK = false
-				return
+				escape(f.classify(ii.ins[k], memo))
 			}
 		}
+		if !f.frameOK {
+			return
+		}
+	}
+	for _, in := range ins {
+		ii := f.info[in]
+		s := ii.sem
 		if in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall {
 			continue
 		}
@@ -213,7 +297,7 @@ func (f *Func) frameCells() {
 				continue
 			}
 			c := f.classify(ii.ins[x.Base], memo)
-			if c.kind == frameConst {
+			if c.kind == frameConst && !f.escaped[c.frame] {
 				f.frameLoads[frameKey{in, k}] = f.registerCell("frame:"+c.frame, c.off+x.Off, int64(x.W)/8)
 			}
 		}
@@ -224,21 +308,34 @@ func (f *Func) frameCells() {
 				continue
 			}
 			if o.Base < 0 {
-				if o.Name == "?" {
-					f.clobber[in] = "*" // an unknown local address
+				if o.Name == "?" || o.Space == isa.SpaceLocal || isDepot(o.Name) {
+					f.clobber[in] = "*" // an unknown local address, or a frame by its symbol
 				}
 				continue
 			}
 			c := f.classify(ii.ins[o.Base], memo)
+			if f.escaped[c.frame] {
+				continue // the frame has no cells
+			}
 			switch c.kind {
 			case frameConst:
 				outs[k] = f.registerCell("frame:"+c.frame, c.off+o.Off, int64(o.W)/8)
 				any = true
 			case frameVar:
 				f.clobber[in] = "frame:" + c.frame
+			case frameEscape:
+				// An address computed from a frame's in a way the
+				// classification does not follow (a 64-bit pair whose
+				// high word takes a carry from the frame's address):
+				// it may write anywhere in that frame (every frame, when
+				// it is not known which).
+				f.clobber[in] = "*"
+				if c.frame != "" {
+					f.clobber[in] = "frame:" + c.frame
+				}
 			case notFrame:
-				if o.Space == isa.SpaceLocal && f.Dialect == isa.DialectSASS {
-					f.clobber[in] = "*" // STL to an address not derived from the stack pointer
+				if o.Space == isa.SpaceLocal {
+					f.clobber[in] = "*" // a local address not derived from a frame
 				}
 			}
 		}

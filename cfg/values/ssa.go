@@ -34,6 +34,8 @@ type Func struct {
 	opts       Options
 	copyOf     []int                   // per instruction index of the function: the inlined copy holding it, or -1
 	frameOK    bool                    // frame slots are promoted to values
+	escaped    map[string]bool         // frames whose address escapes: no cells
+	frameSet   map[*Value]string       // the frame an address value points into ("*": several)
 	frameOut   map[*isa.Instr][]string // per Sem output: the frame cell a store writes
 	frameLoads map[frameKey]string     // per Sem input: the frame cell a load reads
 	clobber    map[*isa.Instr]string   // a store to an unknown address of this frame ("*": any)
