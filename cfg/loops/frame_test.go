@@ -1,6 +1,7 @@
 package loops
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,5 +141,65 @@ $L_exit:
 	}
 	if !strings.Contains(why[0], "local") {
 		t.Errorf("why %q does not name the local store", why[0])
+	}
+}
+
+// frameArrayKernel is a -O0 style loop for (i = 0; i < n; i++) a[i + c] =
+// x with the counter at frame offset 8 and the array of four words at
+// frame offset base.
+func frameArrayKernel(base int) string {
+	return frameHead + `
+.visible .entry k(.param .u32 k_param_0)
+{
+	.local .align 8 .b8 __local_depot0[64];
+	.reg .b64 %SPL;
+	.reg .b64 %rd<16>;
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	mov.u64 %SPL, __local_depot0;
+	ld.param.u32 %r1, [k_param_0];
+	mov.u32 %r2, 0;
+	st.local.u32 [%SPL+8], %r2;
+$L_head:
+	ld.local.u32 %r3, [%SPL+8];
+	setp.ge.s32 %p1, %r3, %r1;
+	@%p1 bra $L_exit;
+	ld.local.u32 %r4, [%SPL+8];
+	cvt.s64.s32 %rd1, %r4;
+	shl.b64 %rd2, %rd1, 2;
+	add.s64 %rd3, %SPL, ` + fmt.Sprint(base) + `;
+	add.s64 %rd4, %rd3, %rd2;
+	st.local.u32 [%rd4], %r2;
+	ld.local.u32 %r6, [%SPL+8];
+	add.s32 %r7, %r6, 1;
+	st.local.u32 [%SPL+8], %r7;
+	bra.uni $L_head;
+$L_exit:
+	ret;
+}
+`
+}
+
+// TestFrameArraySpan: a store into a local array indexed by a counter
+// kept in the same frame writes only the bytes its index range reaches;
+// the counter's slot lies outside them when the counter stays below the
+// array's end, so the loop is bounded; when the index can reach the
+// counter's slot (the array just below it, or past its end at this
+// launch) it is not: the store may reset the counter.
+func TestFrameArraySpan(t *testing.T) {
+	for _, tc := range []struct {
+		base int
+		n    int64
+		want int64
+	}{
+		{base: 16, n: 4, want: 5},     // a[0..3] at 16..31: the counter at 8 is never written
+		{base: 12, n: 100, want: 101}, // i >= 0: never below 12
+		{base: -8, n: 2, want: -1},    // a[4] is the counter: n is not known when the values are built
+		{base: 0, n: 10, want: -1},    // a[2] is the counter
+	} {
+		max, why := frameBounds(t, "array.ptx", frameArrayKernel(tc.base), tc.n)
+		if len(max) != 1 || max[0] != tc.want {
+			t.Errorf("base %d, n %d: bounds %v (%q), want [%d]", tc.base, tc.n, max, why, tc.want)
+		}
 	}
 }

@@ -136,7 +136,7 @@ func randomLoopKernel(r *rand.Rand) string {
 .address_size 64
 .visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
 {
-	.local .align 8 .b8 __local_depot0[32];
+	.local .align 8 .b8 __local_depot0[64];
 	.reg .b64 %SP;
 	.reg .b64 %SPL;
 	.reg .pred %p<32>;
@@ -246,6 +246,18 @@ func randomLoopKernel(r *rand.Rand) string {
 			b.WriteString("\tadd.s32 %r11, %r11, %r12;\n")
 		}
 	}
+	// A store into a local array indexed by the counter (a[i + c] = x,
+	// the array at a random offset of the frame), which may reach the
+	// counter's own slot: the derivation must account for it.
+	array := slot && r.Intn(3) == 0
+	arrayBase := []int{12, 16, 0, -4, 4, 32}[r.Intn(6)]
+	arrayVal := []string{"0", "%r1", "%r11", "100"}[r.Intn(4)]
+	arrayStore := func() {
+		if !array {
+			return
+		}
+		fmt.Fprintf(&b, "\tld.local.u32 %%r40, [%%SPL+8];\n\tcvt.s64.s32 %%rd10, %%r40;\n\tshl.b64 %%rd10, %%rd10, 2;\n\tadd.s64 %%rd11, %%SPL, %d;\n\tadd.s64 %%rd11, %%rd11, %%rd10;\n\tmov.u32 %%r41, %s;\n\tst.local.u32 [%%rd11], %%r41;\n", arrayBase, arrayVal)
+	}
 	innerLoop := func() {
 		if !inner {
 			return
@@ -261,6 +273,7 @@ func randomLoopKernel(r *rand.Rand) string {
 	}
 	if rotated {
 		innerLoop()
+		arrayStore()
 		step()
 		load()
 		test(iv)
@@ -269,6 +282,7 @@ func randomLoopKernel(r *rand.Rand) string {
 		load()
 		test(iv)
 		innerLoop()
+		arrayStore()
 		step()
 		b.WriteString("\tbra.uni $L_head;\n")
 	}

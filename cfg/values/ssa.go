@@ -35,6 +35,7 @@ type Func struct {
 	copyOf     []int                   // per instruction index of the function: the inlined copy holding it, or -1
 	frameOK    bool                    // frame slots are promoted to values
 	escaped    map[string]bool         // frames whose address escapes: no cells
+	spans      map[*isa.Instr]span     // the bytes a store through a computed frame address may write (spans.go)
 	frameSet   map[*Value]string       // the frame an address value points into ("*": several)
 	frameOut   map[*isa.Instr][]string // per Sem output: the frame cell a store writes
 	frameLoads map[frameKey]string     // per Sem input: the frame cell a load reads
@@ -172,11 +173,40 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 	if f.hasFrameAccess() {
 		f.frameCells()
 	}
-	f.reset()
-	if err := f.build(); err != nil {
-		return nil, err
+	// Pass 2 and on: with the frame cells; stores through computed frame
+	// addresses clobber the spans assumed for them (spans.go), until the
+	// spans derived from the values lie inside the assumed ones.
+	stores := f.spanStores()
+	if len(stores) > 0 && f.frameOK {
+		f.spans = map[*isa.Instr]span{}
+		for _, in := range stores {
+			f.spans[in] = span{lo: 1, hi: 0}
+		}
 	}
-	f.finishValues()
+	for round := 0; ; round++ {
+		f.reset()
+		if err := f.build(); err != nil {
+			return nil, err
+		}
+		f.finishValues()
+		if f.spans == nil {
+			break
+		}
+		next := f.deriveSpans(stores)
+		done := true
+		for _, in := range stores {
+			if !f.spans[in].contains(next[in]) {
+				done = false
+				f.spans[in] = f.spans[in].join(next[in])
+			}
+		}
+		if done {
+			break
+		}
+		if round+1 >= maxSpanRounds {
+			f.spans = nil // every such store clobbers its whole frame
+		}
+	}
 	return f, nil
 }
 
@@ -528,7 +558,11 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 			cell := f.storeCell(in, s, k, o)
 			if cell == "" {
 				if fr, ok := f.clobber[in]; ok && f.frameOK {
-					f.clobberAll(in, blk, fr)
+					if sp, ok := f.spans[in]; ok && !sp.all && fr != "*" {
+						f.clobberSpan(in, blk, fr, sp)
+					} else {
+						f.clobberAll(in, blk, fr)
+					}
 				}
 				continue
 			}
