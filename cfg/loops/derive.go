@@ -749,6 +749,13 @@ func sdivOf(x, v *values.Value) int {
 	if b, k, ok := sdivPow2(x); ok && b == v {
 		return k
 	}
+	// A divide instruction (div.s32 x, 2^k, nvcc -O0): the same
+	// quotient.
+	if x.Kind == values.VOp && x.Code == values.SDiv && x.Args[0] == v {
+		if c, ok := x.Args[1].IsConst(); ok && c >= 2 && c&(c-1) == 0 && c < 1<<uint(v.W-1) {
+			return bits.TrailingZeros64(c)
+		}
+	}
 	return 0
 }
 
@@ -1663,7 +1670,11 @@ func (e *evaluator) staysOut(x *candidate, n int64) error {
 	r := x.iv
 	switch r.kind {
 	case recShr:
-		return nil // from a non-negative start (geometricDown): down to 0
+		// From a non-negative start (geometricDown): down to 0, never
+		// back above a limit it went below; from a negative start
+		// (arithmetic, read signed): at or below 0, below every limit
+		// geometricDown accepts.
+		return nil
 	case recShl:
 		return errors.New("a doubling value in a disjunction may wrap around to 0 and satisfy its comparison again")
 	}
@@ -2009,9 +2020,17 @@ func (e *evaluator) geometricDown(c *candidate) (int64, error) {
 			if err := e.missing(r.start); err != nil {
 				return 0, err
 			}
-			return 0, fmt.Errorf("the shifted value %s may be negative", e.a.pretty(r.start))
+			// A negative start shifted arithmetically (or divided by
+			// 2^k, rounding towards zero) stays at or below 0: read
+			// signed, it never satisfies x > L (L >= 0) or x >= L
+			// (L >= 1), the tests accepted below (t >= 1). Its part of
+			// the range needs no iteration; != 0 is refused (-1 >> 1
+			// is -1).
+			if !(r.arith && c.d.signed) || c.cmp == "ne" {
+				return 0, fmt.Errorf("the shifted value %s may be negative", e.a.pretty(r.start))
+			}
 		}
-		smaxv = uint64(sn.SHi)
+		smaxv = uint64(max(sn.SHi, 0))
 	} else {
 		smaxv = sn.Hi
 	}

@@ -577,3 +577,25 @@ $L_head:
 		})
 	}
 }
+
+// TestDivideHalving: nvcc -O0 halves with div.s32 x, 2 (for (off = 16;
+// off > 0; off /= 2)): a geometric recurrence like x >> 1 for the
+// non-negative values the loop stays at.
+func TestDivideHalving(t *testing.T) {
+	_, gs := graphs(t, "div.ptx", kernel(`
+	mov.u32 %r2, 16;
+$L_head:
+	setp.gt.s32 %p1, %r2, 0;
+	not.pred %p2, %p1;
+	@%p2 bra $L_exit;
+	div.s32 %r2, %r2, 2;
+	bra.uni $L_head;`))
+	l := pass.Launch{Block: [3]int{32, 1, 1}, Grid: [3]int{1, 1, 1}, Args: map[string]int64{"k_param_0": 1, "k_param_1": 1, "k_param_2": 1}}
+	r, err := Compute(gs[0], l, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Loops) != 1 || r.Loops[0].Bound == nil || r.Loops[0].Bound.Max != 6 {
+		t.Fatalf("loops %+v, want one bounded at 6 (16, 8, 4, 2, 1, 0)", r.Loops)
+	}
+}

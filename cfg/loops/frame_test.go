@@ -203,3 +203,72 @@ func TestFrameArraySpan(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameMixedWidths: a frame variable written at 64 bits and read at
+// 32 (clang -O0 for (long long k = big; (int)k < 100; ++k)), and one
+// written as two 32-bit halves and read at 64: the variable has the width
+// of its widest access, a narrower store merges into its bytes, a
+// narrower load truncates it, so the counter is followed.
+func TestFrameMixedWidths(t *testing.T) {
+	src := func(body string) string {
+		return frameHead + `
+.visible .entry k(.param .u32 k_param_0)
+{
+	.local .align 8 .b8 __local_depot0[64];
+	.reg .b64 %SPL;
+	.reg .b64 %rd<16>;
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	mov.u64 %SPL, __local_depot0;
+	ld.param.u32 %r1, [k_param_0];
+` + body + `
+$L_exit:
+	ret;
+}
+`
+	}
+	for _, tc := range []struct {
+		name, body string
+		n, want    int64
+	}{
+		{"store64_load32", `
+	cvt.s64.s32 %rd1, %r1;
+	st.local.u64 [%SPL+16], %rd1;
+$L_head:
+	ld.local.u32 %r3, [%SPL+16];
+	setp.gt.s32 %p1, %r3, 99;
+	@%p1 bra $L_exit;
+	ld.local.u64 %rd2, [%SPL+16];
+	add.s64 %rd3, %rd2, 1;
+	st.local.u64 [%SPL+16], %rd3;
+	bra.uni $L_head;`, 90, 11},
+		{"halves_load64", `
+	st.local.u32 [%SPL+16], %r1;
+	mov.u32 %r2, 0;
+	st.local.u32 [%SPL+20], %r2;
+$L_head:
+	ld.local.u64 %rd2, [%SPL+16];
+	setp.gt.s64 %p1, %rd2, 99;
+	@%p1 bra $L_exit;
+	add.s64 %rd3, %rd2, 1;
+	st.local.u64 [%SPL+16], %rd3;
+	bra.uni $L_head;`, 90, 11},
+		{"high_half_overwritten", `
+	st.local.u32 [%SPL+16], %r1;
+	mov.u32 %r2, 0;
+	st.local.u32 [%SPL+20], %r2;
+$L_head:
+	ld.local.u64 %rd2, [%SPL+16];
+	setp.gt.s64 %p1, %rd2, 99;
+	@%p1 bra $L_exit;
+	add.s64 %rd3, %rd2, 1;
+	st.local.u64 [%SPL+16], %rd3;
+	st.local.u32 [%SPL+20], %r2;
+	bra.uni $L_head;`, 90, -1},
+	} {
+		max, why := frameBounds(t, tc.name+".ptx", src(tc.body), tc.n)
+		if len(max) != 1 || max[0] != tc.want {
+			t.Errorf("%s: bounds %v (%q), want [%d]", tc.name, max, why, tc.want)
+		}
+	}
+}

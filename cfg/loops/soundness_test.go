@@ -210,6 +210,11 @@ func randomLoopKernel(r *rand.Rand) string {
 	guard := r.Intn(2) == 0
 	rotated := r.Intn(2) == 0
 	slot := r.Intn(4) == 0
+	// slot64: the slot is written at 64 bits (the counter sign-extended)
+	// and read at 32 (its low half); hiJunk: the body also writes its high
+	// half, which the low half read must not see.
+	slot64 := slot && r.Intn(3) == 0
+	hiJunk := slot64 && r.Intn(2) == 0
 	wide := r.Intn(5) == 0
 	inner := r.Intn(3) == 0
 	if guard {
@@ -220,7 +225,11 @@ func randomLoopKernel(r *rand.Rand) string {
 		b.WriteString("\tcvt.u64.u32 %rd5, %r11;\n")
 	}
 	if slot {
-		b.WriteString("\tst.local.u32 [%SPL+8], %r11;\n")
+		if slot64 {
+			b.WriteString("\tcvt.s64.s32 %rd20, %r11;\n\tst.local.u64 [%SPL+8], %rd20;\n")
+		} else {
+			b.WriteString("\tst.local.u32 [%SPL+8], %r11;\n")
+		}
 	}
 	b.WriteString("$L_head:\n")
 	load := func() {
@@ -239,7 +248,14 @@ func randomLoopKernel(r *rand.Rand) string {
 	step := func() {
 		switch {
 		case slot:
-			b.WriteString("\tld.local.u32 %r21, [%SPL+8];\n\tadd.s32 %r21, %r21, %r12;\n\tst.local.u32 [%SPL+8], %r21;\n")
+			if slot64 {
+				b.WriteString("\tld.local.u64 %rd21, [%SPL+8];\n\tcvt.s64.s32 %rd22, %r12;\n\tadd.s64 %rd21, %rd21, %rd22;\n\tst.local.u64 [%SPL+8], %rd21;\n")
+				if hiJunk {
+					b.WriteString("\tst.local.u32 [%SPL+12], %r1;\n")
+				}
+			} else {
+				b.WriteString("\tld.local.u32 %r21, [%SPL+8];\n\tadd.s32 %r21, %r21, %r12;\n\tst.local.u32 [%SPL+8], %r21;\n")
+			}
 		case wide:
 			b.WriteString("\tcvt.s64.s32 %rd6, %r12;\n\tadd.s64 %rd5, %rd5, %rd6;\n")
 		default:

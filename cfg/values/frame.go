@@ -374,27 +374,87 @@ func cellBase(cell string) (string, int64, bool) {
 	return cell[:i], off, true
 }
 
-// clobberOverlaps makes every other cell of cell's base that overlaps the
-// bytes a store to cell writes unknown.
-func (f *Func) clobberOverlaps(in *isa.Instr, blk *cfg.Block, cell string) {
+// cellWidth is the width of frame variable cell: its widest access (a
+// frame variable is read and written at that width; a narrower store
+// merges into it, a narrower load truncates it). 0 for other variables.
+func (f *Func) cellWidth(cell string) int {
+	if !strings.HasPrefix(cell, "frame:") {
+		return 0
+	}
+	base, _, ok := cellBase(cell)
+	if !ok {
+		return 0
+	}
+	w := 0
+	for _, c := range f.cellsOf[base] {
+		if c.name == cell {
+			w = max(w, int(8*(c.end-c.off)))
+		}
+	}
+	return min(w, 64)
+}
+
+// mergeInto is old with x written at bit shift sh: (old & ~(mask << sh))
+// | (x << sh), at old's width (x and its shifted bits inside old).
+func (f *Func) mergeInto(in *isa.Instr, old, x *Value, sh int) *Value {
+	w := old.W
+	keep := Mask(w) &^ (Mask(x.W) << uint(sh))
+	nx := f.resize(in, x, w, false)
+	if sh > 0 {
+		nx = f.mk(in, Shl, w, nx, f.constant(32, uint64(sh)))
+	}
+	return f.mk(in, Or, w, f.mk(in, And, w, old, f.constant(w, keep)), nx)
+}
+
+// clobberOverlaps updates every other cell of cell's base that overlaps
+// the bytes a store of x to cell writes: a cell inside those bytes takes
+// its part of x, a cell holding all of them takes x in its own bytes
+// (exact), any other overlap (or a guarded store) makes the cell unknown.
+func (f *Func) clobberOverlaps(in *isa.Instr, blk *cfg.Block, cell string, x *Value, guarded bool) {
 	base, off, ok := cellBase(cell)
 	if !ok {
 		return
 	}
-	size := int64(0)
-	for _, c := range f.cellsOf[base] {
-		if c.name == cell {
-			size = max(size, c.end-c.off)
-		}
-	}
+	size := int64(x.W) / 8
 	if size == 0 {
 		size = 1
 	}
+	frame := strings.HasPrefix(base, "frame:")
+	done := map[string]bool{cell: true}
 	for _, c := range f.cellsOf[base] {
-		if c.name != cell && c.off < off+size && off < c.end {
-			old := f.b.read(c.name, blk, 8*int(c.end-c.off))
-			f.b.write(c.name, blk, f.opaque(in, 8*int(c.end-c.off), "a partial overwrite of "+c.name, old))
+		if frame && done[c.name] {
+			continue
 		}
+		cw := 8 * int(c.end-c.off)
+		if frame {
+			cw = f.cellWidth(c.name) // the variable's width (its widest access)
+		}
+		end := c.off + int64(max(cw/8, 1))
+		if !(c.off < off+size && off < end) {
+			continue
+		}
+		if frame {
+			done[c.name] = true
+		}
+		old := f.b.read(c.name, blk, cw)
+		var nv *Value
+		switch {
+		case !frame || guarded || old.W != cw:
+		case off <= c.off && end <= off+size:
+			// The variable lies inside the stored bytes.
+			nv = x
+			if sh := 8 * (c.off - off); sh > 0 {
+				nv = f.mk(in, LShr, x.W, x, f.constant(32, uint64(sh)))
+			}
+			nv = f.resize(in, nv, cw, false)
+		case c.off <= off && off+size <= end:
+			// The stored bytes lie inside the variable.
+			nv = f.mergeInto(in, old, x, int(8*(off-c.off)))
+		}
+		if nv == nil {
+			nv = f.opaque(in, cw, "a partial overwrite of "+c.name, old)
+		}
+		f.b.write(c.name, blk, nv)
 	}
 }
 

@@ -463,7 +463,11 @@ func (f *Func) varWidth(v string, w int) int {
 // readVar reads variable v in blk at width w. A cell read wider than the
 // value stored there is unknown (the other bytes come from elsewhere).
 func (f *Func) readVar(in *isa.Instr, v string, blk *cfg.Block, w int) *Value {
-	x := f.b.read(v, blk, f.varWidth(v, w))
+	vw := f.varWidth(v, w)
+	if cw := f.cellWidth(v); cw > 0 {
+		vw = cw
+	}
+	x := f.b.read(v, blk, vw)
 	if x.W < w && (strings.HasPrefix(v, "param:") || strings.HasPrefix(v, "frame:")) {
 		return f.opaque(in, w, "a load wider than the value stored at "+v)
 	}
@@ -572,7 +576,12 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 			} else {
 				x = f.resize(in, nodes[o.Node], int(o.W), false)
 			}
-			f.clobberOverlaps(in, blk, cell)
+			f.clobberOverlaps(in, blk, cell, x, ii.guard != nil)
+			if cw := f.cellWidth(cell); cw > x.W {
+				// A store narrower than the frame variable writes its
+				// low bytes; the others keep their value.
+				x = f.mergeInto(in, f.b.read(cell, blk, cw), x, 0)
+			}
 			x = guarded(cell, x)
 			f.b.write(cell, blk, x)
 			ii.outs[k] = x
