@@ -91,7 +91,13 @@ func (f *Func) classify(v *Value, memo map[*Value]frameClass) frameClass {
 		switch {
 		case n == 0:
 		case n > 1:
+			// Two operands from the frame (a 64-bit pair whose high word
+			// takes the low words' carry): an address the classification
+			// does not follow, into the one frame both come from.
 			c = frameClass{kind: frameEscape}
+			if x := f.frameSet[v]; x != "*" {
+				c.frame = x
+			}
 		default:
 			var x frameClass
 			for _, y := range fr {

@@ -445,7 +445,7 @@ func (p *pointEval) offset(v *Value, frame string, sets map[*Value]string) (lo, 
 			if sets[a] != frame || sets[b] != "" {
 				return 0, 0, false
 			}
-			if b.Kind == VSpecial && b.Name == "local_window" && !neg {
+			if isLocalWindow(b) && !neg {
 				v = a // the generic address of the local address a
 				continue
 			}
@@ -470,9 +470,49 @@ func (p *pointEval) offset(v *Value, frame string, sets map[*Value]string) (lo, 
 				return 0, 0, false
 			}
 			v = a
+		case v.Kind == VOp && v.Code == Or && len(v.Args) == 2:
+			a, b := v.Args[0], v.Args[1]
+			if sets[b] == frame && sets[a] == "" {
+				a, b = b, a
+			}
+			if lo, ok := pairLow(v); ok && v.W == 64 && lo.W == 32 && sets[lo] == frame {
+				// A 64-bit generic address built from two words (SASS):
+				// when it falls in the local window, the local address
+				// is the address minus the window, which is the low word
+				// minus the window's low word modulo 2^32 (local
+				// addresses are 32-bit), whatever the high word; when it
+				// does not, the store writes no frame. So the low word
+				// places the store.
+				v = lo
+				continue
+			}
+			if sets[a] == frame && sets[b] == "" && isLocalWindow(b) {
+				v = a // sm_50 … sm_53: window | a, the window aligned above every local address
+				continue
+			}
+			return 0, 0, false
 		default:
 			return 0, 0, false
 		}
 	}
 	return 0, 0, false
+}
+
+// pairLow returns lo when v = zext(lo) | (zext(hi) << 32) (in either
+// order).
+func pairLow(v *Value) (*Value, bool) {
+	for i := 0; i < 2; i++ {
+		x, y := v.Args[i], v.Args[1-i]
+		if x.Kind != VOp || x.Code != ZExt || y.Kind != VOp || y.Code != Shl {
+			continue
+		}
+		if k, ok := y.Args[1].IsConst(); !ok || k != 32 {
+			continue
+		}
+		if h := y.Args[0]; h.Kind != VOp || h.Code != ZExt || h.Args[0].W != 32 {
+			continue
+		}
+		return x.Args[0], true
+	}
+	return nil, false
 }
