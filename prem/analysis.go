@@ -20,6 +20,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/loops"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
+	"github.com/gpuwcet/gpuwcet/cfg/values"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
@@ -249,6 +250,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		}
 	}
 	an.Uses = append(an.Uses, analysisUses(l.File, hw, rep)...)
+	if values.UsesFrames(res) {
+		an.Uses = append(an.Uses, assume.U(assume.FramePrivate))
+	}
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).
 	if len(rps) > 0 {

@@ -14,6 +14,7 @@ const (
 	ReleaseTrigger    = "A-RELEASE-TRIGGER"
 	TimerSplitRead    = "A-TIMER-SPLIT-READ"
 	InlinedCalls      = "A-INLINED-CALLS"
+	FramePrivate      = "A-FRAME-PRIVATE"
 	NoGUB             = "A-NO-GUB"
 	Pipeline          = "A-PIPELINE"
 	PTXAsExecuted     = "A-PTX-AS-EXECUTED"
@@ -124,6 +125,11 @@ var ledger = []Entry{
 		Reason:    "each call context gets its own state, classes and loop bounds; the call instruction stays and ret issues nothing, as in the model",
 		Discharge: "nothing for direct calls; a call the hardware implements differently (a real call/return with stack traffic) must be covered by the description's timing of call and ret",
 		Basis:     "docs/model.md, \"Device calls\""},
+	{ID: FramePrivate, Origin: OriginAnalysis, When: "values are followed through local frame slots (unoptimised code keeps its variables there)",
+		Statement: "an address not derived from a local frame's own address does not point into that frame: no out-of-bounds pointer arithmetic from another object into it, no forged local address; a frame whose address is never passed on is written only through addresses derived from it",
+		Reason:    "loop counters and branch conditions of -O0 code live in frame slots; the value analysis reads a slot back as the last value stored into it, and a store through an address derived from no frame is taken not to reach a frame whose address never escaped",
+		Discharge: "show the kernel free of out-of-bounds and forged accesses (compute-sanitizer memcheck over its tests, or a memory-safety checker), or compile with -O1 or above, where these values live in registers",
+		Basis:     "cfg/values (frame.go, spans.go: stores through a computed frame address are bounded by their derived index range); docs/model.md, \"Loop bounds\""},
 	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
 		Statement: "the paper's GUB (ECRTS 2025, reported by gpuwcet bound) is not given: it is defined for one known path per warp, not for a maximum over paths",
 		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",

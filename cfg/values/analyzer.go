@@ -70,3 +70,21 @@ func Format(w io.Writer, f *Func) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// FrameValues reports whether some load of a local frame slot is read as
+// the value last stored there: the analysis then rests on the frame
+// premise (assume.FramePrivate).
+func (f *Func) FrameValues() bool { return len(f.frameLoads) > 0 }
+
+// UsesFrames reports whether the value graph of some function of res
+// reads values through local frame slots (FrameValues).
+func UsesFrames(res *pass.Results) bool {
+	for _, fn := range res.Funcs {
+		if act := res.Get(Analyzer, fn); act != nil && act.Err == nil {
+			if f, ok := act.Result.(*Func); ok && f.FrameValues() {
+				return true
+			}
+		}
+	}
+	return false
+}

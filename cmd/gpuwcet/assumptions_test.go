@@ -35,7 +35,7 @@ func reportKeys(t *testing.T, want int, args ...string) (*report.Report, map[str
 func TestAssumptionsNeeded(t *testing.T) {
 	facts := annotatedFacts(t)
 	sass := sassKernel(t, "k.sass", "FADD R30, R17, R18", "EXIT")
-	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.TimerSplitRead, assume.InlinedCalls, assume.PTXAsExecuted, assume.ArchMismatch,
+	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.TimerSplitRead, assume.InlinedCalls, assume.FramePrivate, assume.PTXAsExecuted, assume.ArchMismatch,
 		assume.DefaultUnit, assume.HWOverride, assume.GridDispatch, assume.GridAlone, assume.CoResident, assume.GridClock}
 	for _, tc := range []struct {
 		name string
@@ -52,6 +52,10 @@ func TestAssumptionsNeeded(t *testing.T) {
 		{"release", 0, []string{"--hw", "rtx3070", "--block", "64", "--kernel", "^release$", "testdata/analyze/timer.ptx"}, []string{assume.PTXAsExecuted, assume.ReleaseTrigger}},
 		{"release-sm62", 0, []string{"--hw", "sass-sm61", "--block", "64", "--kernel", "^spin_gt$", "../../cfg/release/testdata/spin_sm_62.sass"}, []string{assume.ArchMismatch, assume.ReleaseTrigger, assume.TimerSplitRead}},
 		{"release-sm80", 0, []string{"--hw", "sass-sm86", "--block", "64", "--kernel", "^spin_gt$", "../../cfg/release/testdata/spin_sm_80.sass"}, []string{assume.ReleaseTrigger}},
+		{"frame-O0", 0, []string{"--hw", "ecrts25-orin-200", "--block", "32", "--grid", "1", "--kernel", "^_Z11loop_sdiv16PKfPfi$", "--arg", "_Z11loop_sdiv16PKfPfi_param_2=15", "../../testdata/kernels/listings/clang-O0-sm_80/loops.ptx"},
+			[]string{assume.PTXAsExecuted, assume.FramePrivate}},
+		{"frame-O2", 0, []string{"--hw", "ecrts25-orin-200", "--block", "32", "--grid", "1", "--kernel", "^_Z11loop_sdiv16PKfPfi$", "--arg", "_Z11loop_sdiv16PKfPfi_param_2=15", "../../testdata/kernels/listings/clang-O2-sm_80/loops.ptx"},
+			[]string{assume.PTXAsExecuted}},
 		{"default-unit", 0, []string{"--hw", "ecrts25-orin-200", "--block", "64", "testdata/analyze/default-unit.ptx"}, []string{assume.PTXAsExecuted, assume.DefaultUnit}},
 		{"extends", 0, []string{"--hw", "testdata/analyze/shfl-orin.toml", "--block", "64", "testdata/analyze/shfl.ptx"}, []string{assume.PTXAsExecuted, assume.HWOverride}},
 		{"grid", 0, []string{"--hw", "ecrts25-orin-200", "--block", "256", "--grid", "64", "--platform", "jetson-agx-orin", "--regs", "16", "--sms", "2", "../../examples/reduce/kernel.ptx"},

@@ -348,6 +348,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 	if u, ok := defaultUnitAssumption(hw, res); ok {
 		uses = append(uses, u)
 	}
+	if values.UsesFrames(res) {
+		uses = append(uses, assume.U(assume.FramePrivate))
+	}
 	if hw.Base != "" {
 		uses = append(uses, hwOverrideUse(hw))
 	}
