@@ -1359,8 +1359,25 @@ func (e *evaluator) reset() {
 	dom := values.RangeDomain{Env: e.renv, PhiRange: e.phiRange}
 	e.ev = values.NewEvaluator[values.Num](dom)
 	e.ev.Pre = func(v *values.Value) (values.Num, bool) {
-		n, ok := e.facts[v]
-		return n, ok
+		if n, ok := e.facts[v]; ok {
+			return n, ok
+		}
+		// A header phi of a derived loop takes its induction range before
+		// its operands are evaluated. Evaluating them first meets the phi
+		// again on its back edge, cut to every value, and the evaluator
+		// keeps that for the values on the cycle, such as φ + step, the
+		// value a later loop starts from when this one exits from its
+		// latch (ptxas's split and unrolled loops: TestAfterEarlierLoop).
+		// The range does not depend on this evaluation (phiRange
+		// evaluates the loop's start, step and bound in an evaluator of
+		// its own), and RangeDomain.Phi would return the same range after
+		// the operands: taking it first only avoids the cut. Sound: the
+		// values on the cycle are then computed from the phi's range, and
+		// any value the phi takes at the launch is in it.
+		if v.Kind == values.VPhi {
+			return e.phiRange(v)
+		}
+		return values.Num{}, false
 	}
 }
 

@@ -59,6 +59,30 @@ $L_body:
 	add.s32 %r2, %r2, 1;
 	setp.lt.s32 %p2, %r2, %r1;
 	@%p2 bra $L_body;`, want: []want{{10, "max(0, k_param_0 - 1) + 1"}}},
+		// Two consecutive loops sharing a counter (ptxas's unrolled
+		// count-down): a prologue of n & 3 steps, then a remainder by 4
+		// down to 0 from n or from the prologue's exit value φ - 1 (it
+		// exits from its latch). TestAfterEarlierLoop has the listing
+		// whose evaluation order lost φ - 1's range.
+		{name: "after_earlier_loop", n: 13, body: `
+	setp.lt.s32 %p1, %r1, 1;
+	@%p1 bra $L_exit;
+	mov.u32 %r3, %r1;
+	and.b32 %r6, %r1, 3;
+	setp.eq.s32 %p2, %r6, 0;
+	@%p2 bra $L_mid;
+$L_pro:
+	add.s32 %r6, %r6, -1;
+	add.s32 %r3, %r3, -1;
+	setp.ne.s32 %p3, %r6, 0;
+	@%p3 bra $L_pro;
+$L_mid:
+	setp.eq.s32 %p4, %r3, 0;
+	@%p4 bra $L_exit;
+$L_rem:
+	add.s32 %r3, %r3, -4;
+	setp.ne.s32 %p5, %r3, 0;
+	@%p5 bra $L_rem;`, want: []want{{1, ""}, {3, ""}}},
 		{name: "clang_count_down_to_zero", n: 7, body: `
 	setp.lt.s32 %p1, %r1, 1;
 	@%p1 bra $L_exit;

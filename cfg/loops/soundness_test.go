@@ -363,11 +363,19 @@ func randomUnrolledKernel(r *rand.Rand) string {
 		b.WriteString("\tadd.s32 %r40, %r40, 1;\n\tbra.uni $L_head;\n")
 	case 3:
 		// A loop stepping by 4u, then one stepping by u until 0: exact
-		// only when the start is a multiple of u (masked, or not).
-		if r.Intn(3) != 0 {
-			fmt.Fprintf(&b, "\tand.b32 %%r30, %%r10, %d;\n", -u)
-		} else {
+		// only when the start is a multiple of u (masked, stepped down
+		// to one by a prologue loop, or not).
+		switch r.Intn(3) {
+		case 0:
 			b.WriteString("\tmov.u32 %r30, %r10;\n")
+		case 1:
+			// A prologue of %r10 & (u-1) steps by -1 first (ptxas's
+			// split count-down, stencil1d at clang -O2): the loops
+			// after it start from its exit value φ - 1.
+			fmt.Fprintf(&b, "\tmov.u32 %%r30, %%r10;\n\tand.b32 %%r31, %%r10, %d;\n\tsetp.eq.s32 %%p13, %%r31, 0;\n\t@%%p13 bra $L_pro_end;\n", u-1)
+			b.WriteString("$L_pro:\n\tadd.s32 %r31, %r31, -1;\n\tadd.s32 %r30, %r30, -1;\n\tsetp.ne.s32 %p14, %r31, 0;\n\t@%p14 bra $L_pro;\n$L_pro_end:\n")
+		default:
+			fmt.Fprintf(&b, "\tand.b32 %%r30, %%r10, %d;\n", -u)
 		}
 		big := 4 * u
 		if r.Intn(4) == 0 {
