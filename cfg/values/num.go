@@ -107,7 +107,7 @@ func (n Num) norm() Num {
 		}
 		// The unsigned interval fixes its common high bits.
 		if n.Lo <= n.Hi {
-			common := bits.LeadingZeros64((n.Lo ^ n.Hi) | ^m)
+			common := bits.LeadingZeros64(n.Lo ^ n.Hi)
 			if n.Lo == n.Hi {
 				n.One |= n.Lo
 				n.Zero |= ^n.Lo & m

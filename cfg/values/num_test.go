@@ -311,3 +311,44 @@ func randomPTX(r *rand.Rand, n int) (string, int) {
 	b.WriteString("\tret;\n}\n")
 	return b.String(), nargs
 }
+
+// TestNumCommonHighBits: every value of an unsigned interval shares the
+// high bits its ends share, at every width. The 32-bit case lost them (the
+// bits above the width were counted as differing), so [10, 13] & ~7 was
+// [0, 13], not 8, and a loop guarded by it at such a launch (lane_trip,
+// clang -O2: m & ~7 != 8) got a bound of 2^29 iterations.
+func TestNumCommonHighBits(t *testing.T) {
+	for _, tc := range []struct {
+		w        int
+		lo, hi   uint64
+		and, out uint64
+	}{
+		{32, 10, 13, 0x7ffffff8, 8},
+		{16, 0x1234, 0x1237, 0xfff0, 0x1230},
+		{64, 10, 13, ^uint64(7), 8},
+		{8, 200, 207, 0xf8, 200},
+	} {
+		n := URange(tc.w, tc.lo, tc.hi)
+		got := NumApply(And, tc.w, []Num{n, ConstNum(tc.w, tc.and)}, []int{tc.w, tc.w})
+		if x, ok := got.Exact(); !ok || x != tc.out {
+			t.Errorf("w=%d: [%d, %d] & %#x = %v, want %d", tc.w, tc.lo, tc.hi, tc.and, got, tc.out)
+		}
+	}
+}
+
+// TestWidenDropsRangeBits: widening moves a growing bound to its extreme;
+// the high bits the old interval fixed (Num.norm: the common high bits of
+// its ends) must go with it, or they bound the widened interval again and
+// the interval iteration of a loop phi (spans.go) needs a round per bit.
+// The low known bits (the congruence) stay.
+func TestWidenDropsRangeBits(t *testing.T) {
+	old := ConstNum(32, 4)
+	next := Join(old, URange(32, 8, 8)) // 4, 8: low two bits 0
+	got := widen(old, next)
+	if got.Hi < 1<<30 {
+		t.Errorf("widen(%v, %v) = %v, want the upper bound moved to its extreme", old, next, got)
+	}
+	if got.Zero&3 != 3 {
+		t.Errorf("widen(%v, %v) = %v, want the low two bits known 0", old, next, got)
+	}
+}

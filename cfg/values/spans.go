@@ -1,6 +1,8 @@
 package values
 
 import (
+	"math/bits"
+
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 )
@@ -425,6 +427,14 @@ func widen(old, next Num) Num {
 	}
 	n.Zero = old.Zero & next.Zero
 	n.One = old.One & next.One
+	if next.Lo < old.Lo || next.Hi > old.Hi || next.SLo < old.SLo || next.SHi > old.SHi {
+		// Keep only the known low bits (the congruence): the high ones
+		// come from the interval's common high bits (norm) and would
+		// bound the widened interval again, one bit per round.
+		low := Mask(bits.TrailingZeros64(^(n.Zero | n.One)))
+		n.Zero &= low
+		n.One &= low
+	}
 	return n.norm()
 }
 
