@@ -1375,13 +1375,92 @@ func (e *evaluator) reset() {
 		// values on the cycle are then computed from the phi's range, and
 		// any value the phi takes at the launch is in it.
 		if v.Kind == values.VPhi {
-			return e.phiRange(v)
+			if n, ok := e.phiRange(v); ok {
+				return n, ok
+			}
+			return e.joinLive(v)
 		}
 		return values.Num{}, false
 	}
 }
 
 func (e *evaluator) num(v *values.Value) values.Num { return e.ev.Eval(v) }
+
+// joinLive joins the operands of v, a phi that is not a loop header's,
+// over the edges some thread may take at this launch: an edge is dead
+// when a test on the way to it (its source's branch, or a branch of a
+// block dominating the source with only one side leading there) goes the
+// other way for every thread, read over the launch's ranges and the
+// loop's guard facts, which hold in every execution the bound is for. A
+// phi takes an operand only along its edge, so a dead edge's operand is
+// not one of its values (the value after a split loop that the launch
+// skips, ptxas). ok is false when v is a loop header's phi or no edge is
+// dead (the domain then joins every operand).
+func (e *evaluator) joinLive(v *values.Value) (values.Num, bool) {
+	if v.Block == nil || len(v.Preds) != len(v.Args) {
+		return values.Num{}, false
+	}
+	for _, l := range e.a.g.Loops {
+		if l.Header == v.Block {
+			return values.Num{}, false
+		}
+	}
+	var live []*values.Value
+	for i, x := range v.Args {
+		if !e.deadEdge(v.Preds[i], v.Block) {
+			live = append(live, x)
+		}
+	}
+	if len(live) == len(v.Args) {
+		return values.Num{}, false
+	}
+	r := values.Num{W: v.W, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+	for _, x := range live {
+		r = values.Join(r, e.num(x))
+	}
+	return r, true
+}
+
+// deadEdge reports whether no thread takes the edge p -> to at this
+// launch (see joinLive).
+func (e *evaluator) deadEdge(p, to *cfg.Block) bool {
+	n := 0
+	for _, s := range p.Succs {
+		if s.To == to {
+			n++
+		}
+	}
+	if n != 1 {
+		return false
+	}
+	for b := p; b != nil; b = b.Idom() {
+		br := b.Last()
+		if br == nil || cfg.FlowKind(br) != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" || len(b.Succs) != 2 {
+			continue
+		}
+		gv := e.a.f.Guard(br)
+		if gv == nil {
+			continue
+		}
+		var leads []bool
+		for _, ed := range b.Succs {
+			s := ed.To
+			if b == p {
+				leads = append(leads, s == to)
+			} else {
+				leads = append(leads, s != e.a.g.Exit && e.a.g.Dominates(s, p) && len(s.Preds) == 1)
+			}
+		}
+		if leads[0] == leads[1] {
+			continue
+		}
+		want := leads[0] != br.Guard.Neg
+		if x, ok := e.num(gv).Exact(); ok && (x != 0) != want {
+			return true
+		}
+	}
+	return false
+}
 
 // maxEvalDepth bounds the recursion of phiRange through enclosing loops'
 // bounds (each level is one loop; the memo keeps the work polynomial).
