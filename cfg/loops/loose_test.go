@@ -1,13 +1,9 @@
 package loops
 
 import (
-	"go/token"
-	"regexp"
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/cfg/cfgtest"
-	"github.com/gpuwcet/gpuwcet/cfg/load"
-	"github.com/gpuwcet/gpuwcet/cfg/pass"
 )
 
 // TestNoLooseBounds: loops of the kernel corpus whose derived bounds were
@@ -28,33 +24,9 @@ func TestNoLooseBounds(t *testing.T) {
 	} {
 		k := c.Kernel(tc.kernel)
 		for _, arch := range []string{"sm_52", "sm_70", "sm_80"} {
-			lst := c.Listing(cfgtest.Config{Compiler: "clang", Opt: "O2", Arch: arch}, k.Source)
-			src, err := lst.PTX()
-			if tc.kind == "sass" {
-				src, err = lst.SASS()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			file, err := load.File(token.NewFileSet(), lst.String()+"."+tc.kind, src, load.Auto)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for li, launch := range k.Launch {
-				l := pass.Launch{Args: launch.PTXArgs(k)}
-				for i := 0; i < 3; i++ {
-					l.Block[i], l.Grid[i] = int(launch.Block[i]), int(launch.Grid[i])
-				}
-				res, err := pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: l,
-					Funcs: regexp.MustCompile("^" + regexp.QuoteMeta(k.Symbol) + "$")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				act := res.Get(Analyzer, res.Funcs[0])
-				if act.Err != nil {
-					t.Fatalf("%s %s launch %d: %v", lst, tc.kind, li, act.Err)
-				}
-				for _, lb := range act.Result.(*Result).Loops {
+			lst, rs := listingResults(t, c, cfgtest.Config{Compiler: "clang", Opt: "O2", Arch: arch}, k, tc.kind)
+			for li, r := range rs {
+				for _, lb := range r.Loops {
 					if lb.Bound != nil && lb.Bound.Max > 1000 {
 						t.Errorf("%s %s %s launch %d: loop %s bound %d = %s", lst, tc.kind, tc.kernel, li, lb.Key, lb.Bound.Max, lb.Bound.Expr)
 					}
