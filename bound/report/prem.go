@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gpuwcet/gpuwcet/prem"
+	"github.com/gpuwcet/gpuwcet/bound/report/premjson"
 )
 
 // newPremJUnit builds the JUnit document of a PREM check: one test case per
@@ -21,7 +21,7 @@ func newPremJUnit(r *Report) *JUnitSuites {
 	}
 	for _, c := range p.Checks {
 		tc := JUnitCase{Name: c.ID + " " + c.Name, Classname: p.Schedule, Time: "0", SystemOut: c.Status + ": " + c.Reason + "\n"}
-		if c.Status == prem.StatusFail {
+		if c.Status == premjson.StatusFail {
 			msg := c.Reason
 			if c.Counterexample != nil {
 				msg = c.Counterexample.Text
@@ -72,7 +72,7 @@ func writePremMarkdown(w io.Writer, r *Report) error {
 	pf("| Check | Name | Status | Reason |\n|---|---|---|---|\n")
 	for _, c := range p.Checks {
 		st := c.Status
-		if st == prem.StatusFail {
+		if st == premjson.StatusFail {
 			st = "**FAIL**"
 		} else {
 			st = cell(st)

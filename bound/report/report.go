@@ -14,8 +14,8 @@ import (
 
 	"github.com/gpuwcet/gpuwcet/bound/kernel"
 	"github.com/gpuwcet/gpuwcet/bound/pessimism"
+	"github.com/gpuwcet/gpuwcet/bound/report/premjson"
 	"github.com/gpuwcet/gpuwcet/bound/static"
-	"github.com/gpuwcet/gpuwcet/prem"
 )
 
 // SchemaVersion is the version of the JSON report written by this package.
@@ -73,7 +73,7 @@ type Report struct {
 
 	// Prem is the result of a PREM schedule check (gpuwcet prem check;
 	// docs/prem.md), absent from analyze reports.
-	Prem *prem.Result `json:"prem,omitempty"`
+	Prem *premjson.Result `json:"prem,omitempty"`
 
 	// 7. Diagnostics; Errors is the version-1 list of kernel errors.
 	Diagnostics []Diagnostic `json:"diagnostics"`

@@ -33,7 +33,7 @@ var depsLayers = [][]string{
 	// 6: bounds and the evidence that judges them.
 	{"bound", "bound/static", "bound/pessimism", "bound/kernel", "bound/simcheck", "bound/evidence", "bound/validation"},
 	// 7: reports and PREM.
-	{"bound/report", "bound/taskmodel", "prem"},
+	{"bound/report", "bound/report/premjson", "bound/taskmodel", "prem"},
 	// 8: the command.
 	{"cmd/gpuwcet"},
 }
@@ -57,7 +57,8 @@ var sameStage = map[string][]string{
 	"bound/kernel":       {"bound/static"},
 	"bound/evidence":     {"bound/static"},
 	"bound/validation":   {"bound", "bound/static"},
-	"bound/report":       {"prem"},
+	"bound/report":       {"bound/report/premjson"},
+	"prem":               {"bound/report/premjson"},
 	"bound/taskmodel":    {"bound/report"},
 }
 
