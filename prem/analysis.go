@@ -241,10 +241,10 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 		an.Warnings = append(an.Warnings, Warning{Rule: "release-point", Kernel: k.ID, Pos: p.Pos,
 			Message: fmt.Sprintf("%s: release point: %s; bounded by %d executions of its header from the trigger (the wait is the schedule's)", fn.Name, p, release.HeaderBound)})
 	}
-	// Split timer reads (sm_5x, sm_6x): their retry bound is an assumption.
+	// Split timer reads (sm_5x, sm_6x): their retry bound is an assumption
+	// (analysisUses states it).
 	for _, lb := range rep.Loops.Loops {
 		if lb.Bound != nil && lb.Bound.Source == loops.TimerRetry {
-			an.Uses = append(an.Uses, assume.U(assume.TimerSplitRead))
 			an.Warnings = append(an.Warnings, Warning{Rule: "timer-split-read", Kernel: k.ID, Pos: lb.Pos,
 				Message: fmt.Sprintf("%s: loop %s: %s (%s)", fn.Name, lb.Key, lb.Bound.Why, assume.TimerSplitRead)})
 		}
@@ -701,20 +701,16 @@ func lineRegion(rep *static.Report, fn *isa.Func, lines [2]int) (regionDef, erro
 
 // analysisUses are the assumptions of the ledger the kernel's phase bounds
 // rest on beyond every analysis's (cmd/gpuwcet adds those): as analyze
-// states them for the same kernel, a loop bound from a facts file, a
-// release point, inlined calls, a PTX listing and opcodes timed on the
-// description's default unit.
+// states them for the same kernel, a loop bound's source (facts file,
+// release point, split timer read), inlined calls, a PTX listing and
+// opcodes timed on the description's default unit.
 func analysisUses(f *isa.File, hw *hwdesc.Desc, rep *static.Report) []assume.Use {
 	var uses []assume.Use
 	for _, lb := range rep.Loops.Loops {
-		if lb.Bound == nil {
-			continue
-		}
-		switch lb.Bound.Source {
-		case loops.Annotated:
-			uses = append(uses, assume.U(assume.LoopAnnotated))
-		case loops.Release:
-			uses = append(uses, assume.U(assume.ReleaseTrigger))
+		if lb.Bound != nil {
+			if id := lb.Bound.Source.Assumption(); id != "" {
+				uses = append(uses, assume.U(id))
+			}
 		}
 	}
 	if rep.Inlined {
@@ -723,15 +719,8 @@ func analysisUses(f *isa.File, hw *hwdesc.Desc, rep *static.Report) []assume.Use
 	if f.Dialect == isa.DialectPTX {
 		uses = append(uses, assume.U(assume.PTXAsExecuted))
 	}
-	if len(rep.DefaultUnit) > 0 {
-		var list []string
-		total := 0
-		for _, u := range rep.DefaultUnit {
-			list = append(list, fmt.Sprintf("%s ×%d", u.Op, u.Count))
-			total += u.Count
-		}
-		uses = append(uses, assume.Uf(assume.DefaultUnit, "%d instruction(s) of %s whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s",
-			total, rep.Graph.Func.Name, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")))
+	if u, ok := static.DefaultUnitUse(hw, rep); ok {
+		uses = append(uses, u)
 	}
 	return uses
 }

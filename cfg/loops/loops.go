@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
@@ -33,6 +34,30 @@ const (
 	// assume.TimerSplitRead.
 	TimerRetry
 )
+
+// Assumption returns the ledger entry a bound of this source rests on, or
+// "" for none.
+func (s Source) Assumption() string {
+	switch s {
+	case Annotated:
+		return assume.LoopAnnotated
+	case Release:
+		return assume.ReleaseTrigger
+	case TimerRetry:
+		return assume.TimerSplitRead
+	}
+	return ""
+}
+
+// SourceNamed returns the source whose String is name (0 for none).
+func SourceNamed(name string) Source {
+	for s := Derived; s <= TimerRetry; s++ {
+		if s.String() == name {
+			return s
+		}
+	}
+	return 0
+}
 
 func (s Source) String() string {
 	switch s {

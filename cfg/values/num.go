@@ -67,6 +67,9 @@ func (n Num) Exact() (uint64, bool) { return n.Lo, n.Lo == n.Hi }
 // Empty reports whether the set is empty (contradictory facts).
 func (n Num) Empty() bool { return n.Lo > n.Hi || n.SLo > n.SHi || n.Zero&n.One != 0 }
 
+// EmptyNum is the empty set of w-bit values.
+func EmptyNum(w int) Num { return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0} }
+
 // Contains reports whether x is in the set.
 func (n Num) Contains(x uint64) bool {
 	x &= Mask(n.W)
@@ -189,7 +192,7 @@ func knownLowAddC(a, b Num, w int, carry uint64) (zero, one uint64) {
 func NumApply(code Code, w int, args []Num, argW []int) Num {
 	for _, a := range args {
 		if a.Empty() {
-			return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0} // unreachable
+			return EmptyNum(w) // unreachable
 		}
 	}
 	exact := true

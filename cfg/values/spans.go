@@ -310,7 +310,7 @@ func bound(code Code, truth bool, o Num, w int, left bool) Num {
 			hi := o.SHi
 			if strict {
 				if hi == smin(w) {
-					return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+					return EmptyNum(w)
 				}
 				hi--
 			}
@@ -319,7 +319,7 @@ func bound(code Code, truth bool, o Num, w int, left bool) Num {
 		lo := o.SLo
 		if strict {
 			if lo == smax(w) {
-				return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+				return EmptyNum(w)
 			}
 			lo++
 		}
@@ -329,7 +329,7 @@ func bound(code Code, truth bool, o Num, w int, left bool) Num {
 		hi := o.Hi
 		if strict {
 			if hi == 0 {
-				return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+				return EmptyNum(w)
 			}
 			hi--
 		}
@@ -338,7 +338,7 @@ func bound(code Code, truth bool, o Num, w int, left bool) Num {
 	lo := o.Lo
 	if strict {
 		if lo == Mask(w) {
-			return Num{W: w, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+			return EmptyNum(w)
 		}
 		lo++
 	}
@@ -363,7 +363,7 @@ func (r *rangeAnalysis) invariant(phi *Value) Num {
 	}
 	// init: the operands along edges from outside the loop (all of them
 	// for a phi that heads no loop).
-	init := Num{W: phi.W, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+	init := EmptyNum(phi.W)
 	var back []int
 	for i, a := range phi.Args {
 		var pred *cfg.Block

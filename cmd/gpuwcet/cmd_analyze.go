@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/token"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -429,14 +428,17 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 		}
 		*bounded = append(*bounded, rep)
 		rk.LowerBound = blockLower(rep, hw)
+		// kernelLevelError records a kernel-level failure: bad input.
+		kernelLevelError := func(msg string) {
+			code = worse(code, ExitBadInput)
+			msgs = append(msgs, msg)
+			j.Errors = append(j.Errors, msg)
+			rdiags = append(rdiags, report.Diagnostic{Rule: "kernel-level", Level: report.LevelError, Kernel: fn.Name, Message: msg, Location: location(kpos)})
+		}
 		if kl.on {
 			kj, err := kl.compute(file, fn, rep, launch)
 			if err != nil {
-				code = worse(code, ExitBadInput)
-				msg := fmt.Sprintf("%s: kernel level: %v", fn.Name, err)
-				msgs = append(msgs, msg)
-				j.Errors = append(j.Errors, msg)
-				rdiags = append(rdiags, report.Diagnostic{Rule: "kernel-level", Level: report.LevelError, Kernel: fn.Name, Message: msg, Location: location(kpos)})
+				kernelLevelError(fmt.Sprintf("%s: kernel level: %v", fn.Name, err))
 			} else {
 				rk.KernelLevel = kj
 			}
@@ -448,11 +450,7 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 				dc, err = dl.kernelCheck(rk.KernelLevel)
 			}
 			if err != nil {
-				code = worse(code, ExitBadInput)
-				msg := fmt.Sprintf("%s: %v", fn.Name, err)
-				msgs = append(msgs, msg)
-				j.Errors = append(j.Errors, msg)
-				rdiags = append(rdiags, report.Diagnostic{Rule: "kernel-level", Level: report.LevelError, Kernel: fn.Name, Message: msg, Location: location(kpos)})
+				kernelLevelError(fmt.Sprintf("%s: %v", fn.Name, err))
 			} else {
 				rk.DeadlineCheck = dc
 				jk.Verdict = dc.Verdict
@@ -658,24 +656,13 @@ var analyzeExclusions = []string{
 // the description's default unit, which opcodes and how many
 // instructions (over the kernels bounded).
 func defaultUnitAssumption(hw *hwdesc.Desc, res *pass.Results) (assume.Use, bool) {
-	counts := map[string]int{}
+	var reps []*static.Report
 	for _, fn := range res.Funcs {
 		if act := res.Get(static.Analyzer, fn); act != nil && act.Err == nil {
-			for _, u := range act.Result.(*static.Report).DefaultUnit {
-				counts[u.Op] += u.Count
-			}
+			reps = append(reps, act.Result.(*static.Report))
 		}
 	}
-	if len(counts) == 0 {
-		return assume.Use{}, false
-	}
-	var list []string
-	total := 0
-	for _, op := range slices.Sorted(maps.Keys(counts)) {
-		list = append(list, fmt.Sprintf("%s ×%d", op, counts[op]))
-		total += counts[op]
-	}
-	return assume.Uf(assume.DefaultUnit, "%d instruction(s) whose opcode no rule of hardware description %s routes are timed on its default unit %q: %s", total, hw.Name, hw.DefaultUnit, strings.Join(list, ", ")), true
+	return static.DefaultUnitUse(hw, reps...)
 }
 
 // hwOverrideUse states that description hw extends a preset, and what it
@@ -707,13 +694,8 @@ func kernelUses(r *report.Report) []assume.Use {
 	var uses []assume.Use
 	for _, k := range r.Kernels {
 		for _, l := range k.Loops {
-			switch l.Source {
-			case "annotated":
-				uses = append(uses, assume.U(assume.LoopAnnotated))
-			case "release":
-				uses = append(uses, assume.U(assume.ReleaseTrigger))
-			case "timer-retry":
-				uses = append(uses, assume.U(assume.TimerSplitRead))
+			if id := loops.SourceNamed(l.Source).Assumption(); id != "" {
+				uses = append(uses, assume.U(id))
 			}
 		}
 		if k.Inlined {
