@@ -156,7 +156,7 @@ func TestSASSAgainstPTX(t *testing.T) {
 		t.Skip("kernel corpus run skipped in -short mode")
 	}
 	c := cfgtest.Open(t)
-	type key struct{ compiler, opt string }
+	type key = cfgtest.Row
 	type row struct {
 		kernels, lines, agree, sassOnlyDiv, ptxOnlyDiv, excepted, oneSide, failed int
 		definite                                                                  int // warps × lines where the PTX lanes disagree and the SASS is divergent
@@ -185,10 +185,10 @@ func TestSASSAgainstPTX(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", lst, err)
 		}
-		r := rows[key{lst.Config.Compiler, lst.Config.Opt}]
+		r := rows[key{Compiler: lst.Config.Compiler, Opt: lst.Config.Opt}]
 		if r == nil {
 			r = &row{}
-			rows[key{lst.Config.Compiler, lst.Config.Opt}] = r
+			rows[key{Compiler: lst.Config.Compiler, Opt: lst.Config.Opt}] = r
 		}
 		for _, k := range c.KernelsOf(lst.Source) {
 			if pf.Func(k.Symbol) == nil || sf.Func(k.Symbol) == nil {
@@ -271,21 +271,12 @@ func TestSASSAgainstPTX(t *testing.T) {
 			}
 		}
 	}
-	var keys []key
-	for k := range rows {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].compiler != keys[j].compiler {
-			return keys[i].compiler < keys[j].compiler
-		}
-		return keys[i].opt < keys[j].opt
-	})
+	keys := cfgtest.SortedRows(rows)
 	var b strings.Builder
 	b.WriteString("| Compiler | Level | Kernels | Branch lines × launches | Agree | SASS divergent, PTX uniform | PTX may diverge, SASS uniform | Lanes disagree in PTX, SASS uniform: excepted | … failures | Branch in one listing only | Warp × line checks: lanes disagree in PTX, SASS divergent |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range keys {
 		r := rows[k]
-		fmt.Fprintf(&b, "| %s | -%s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", k.compiler, k.opt, r.kernels, r.lines, r.agree, r.sassOnlyDiv, r.ptxOnlyDiv, r.excepted, r.failed, r.oneSide, r.definite)
+		fmt.Fprintf(&b, "| %s | -%s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", k.Compiler, k.Opt, r.kernels, r.lines, r.agree, r.sassOnlyDiv, r.ptxOnlyDiv, r.excepted, r.failed, r.oneSide, r.definite)
 	}
 	if *pairTable {
 		fmt.Println(b.String())

@@ -44,12 +44,12 @@ func TestKernelCorpusBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type key struct{ compiler, opt, kind string }
+	type key = cfgtest.Row
 	type row struct{ kernels, bounded, loop, unbounded, refused int }
 	rows := map[key]*row{}
 	var missed []string
 	mustBound := func(k key) bool {
-		return k.kind == "ptx" && (k.compiler == "clang" && k.opt != "O0" || k.compiler == "nvcc" && k.opt == "O3")
+		return k.Kind == "ptx" && (k.Compiler == "clang" && k.Opt != "O0" || k.Compiler == "nvcc" && k.Opt == "O3")
 	}
 	for _, lst := range c.Listings() {
 		for _, kind := range []string{"ptx", "sass"} {
@@ -79,7 +79,7 @@ func TestKernelCorpusBounded(t *testing.T) {
 				continue // the front end's finding (TestKernelCorpusLoops logs it)
 			}
 			sha := loops.SHA256(src)
-			k := key{lst.Config.Compiler, lst.Config.Opt, kind}
+			k := key{Compiler: lst.Config.Compiler, Opt: lst.Config.Opt, Kind: kind}
 			for _, kn := range c.KernelsOf(lst.Source) {
 				if file.Func(kn.Symbol) == nil {
 					continue
@@ -144,25 +144,12 @@ func TestKernelCorpusBounded(t *testing.T) {
 			}
 		}
 	}
-	var keys []key
-	for k := range rows {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.compiler != b.compiler {
-			return a.compiler < b.compiler
-		}
-		if a.opt != b.opt {
-			return a.opt < b.opt
-		}
-		return a.kind < b.kind
-	})
+	keys := cfgtest.SortedRows(rows)
 	var b strings.Builder
 	b.WriteString("| Compiler | Level | Listing | Kernels (loops launch-only) | Bounded | A loop not bounded | Other limit of the analysis | Refused by the description |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range keys {
 		r := rows[k]
-		fmt.Fprintf(&b, "| %s | -%s | %s | %d | %d | %d | %d | %d |\n", k.compiler, k.opt, strings.ToUpper(k.kind), r.kernels, r.bounded, r.loop, r.unbounded, r.refused)
+		fmt.Fprintf(&b, "| %s | -%s | %s | %d | %d | %d | %d | %d |\n", k.Compiler, k.Opt, strings.ToUpper(k.Kind), r.kernels, r.bounded, r.loop, r.unbounded, r.refused)
 	}
 	if *kernelsTable {
 		fmt.Println(b.String())

@@ -3,14 +3,17 @@ package cfgtest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -735,4 +738,19 @@ func (c *Corpus) ResUsage() ([]ResUsage, error) {
 		out = append(out, ResUsage{cfg, f[1], f[2], v[0], v[1], v[2], v[3], v[4], v[5]})
 	}
 	return out, nil
+}
+
+// Row names a row of a table over the corpus's listings: the build's
+// compiler and optimisation level, and the listing kind ("ptx", "sass";
+// "" for a table that does not split by kind).
+type Row struct{ Compiler, Opt, Kind string }
+
+// Compare orders rows by compiler, then level, then kind.
+func (a Row) Compare(b Row) int {
+	return cmp.Or(strings.Compare(a.Compiler, b.Compiler), strings.Compare(a.Opt, b.Opt), strings.Compare(a.Kind, b.Kind))
+}
+
+// SortedRows returns the keys of a table's rows in Compare order.
+func SortedRows[V any](rows map[Row]V) []Row {
+	return slices.SortedFunc(maps.Keys(rows), Row.Compare)
 }

@@ -198,7 +198,7 @@ func TestKernelCorpusLoops(t *testing.T) {
 	}
 	c := cfgtest.Open(t)
 	loops := corpusLoops(t, c)
-	type key struct{ compiler, opt, kind string }
+	type key = cfgtest.Row
 	type row struct{ total, derived, below int }
 	rows := map[key]*row{}
 	var missed []string
@@ -206,7 +206,7 @@ func TestKernelCorpusLoops(t *testing.T) {
 		if l.trip.Class != cfgtest.LaunchOnly {
 			continue
 		}
-		k := key{l.config.Compiler, l.config.Opt, l.kind}
+		k := key{Compiler: l.config.Compiler, Opt: l.config.Opt, Kind: l.kind}
 		if rows[k] == nil {
 			rows[k] = &row{}
 		}
@@ -227,29 +227,16 @@ func TestKernelCorpusLoops(t *testing.T) {
 			rows[k].below++
 		}
 	}
-	var keys []key
-	for k := range rows {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.compiler != b.compiler {
-			return a.compiler < b.compiler
-		}
-		if a.opt != b.opt {
-			return a.opt < b.opt
-		}
-		return a.kind < b.kind
-	})
+	keys := cfgtest.SortedRows(rows)
 	var b strings.Builder
 	b.WriteString("| Compiler | Level | Listing | Launch-only loops | Derived | Fraction |\n|---|---|---|---:|---:|---:|\n")
 	for _, k := range keys {
 		r := rows[k]
-		fmt.Fprintf(&b, "| %s | -%s | %s | %d | %d | %.1f %% |\n", k.compiler, k.opt, strings.ToUpper(k.kind), r.total, r.derived, 100*float64(r.derived)/float64(max(r.total, 1)))
+		fmt.Fprintf(&b, "| %s | -%s | %s | %d | %d | %.1f %% |\n", k.Compiler, k.Opt, strings.ToUpper(k.Kind), r.total, r.derived, 100*float64(r.derived)/float64(max(r.total, 1)))
 	}
 	// The ratchet: no row may derive fewer loops than recorded.
 	for _, k := range keys {
-		name := fmt.Sprintf("%s -%s %s", k.compiler, k.opt, strings.ToUpper(k.kind))
+		name := fmt.Sprintf("%s -%s %s", k.Compiler, k.Opt, strings.ToUpper(k.Kind))
 		rec, ok := recordedDerived[name]
 		switch d := rows[k].derived; {
 		case !ok:
