@@ -166,6 +166,8 @@ type analysis struct {
 	entryLoop  *cfg.Loop
 	entry      *cfg.Block
 	multiEntry bool
+	// headed maps a loop header to its loop (evaluation asks per phi).
+	headed map[*cfg.Block]*cfg.Loop
 	// evaluators counts the evaluators made (the cost of evaluation;
 	// TestEvaluationPolynomial).
 	evaluators int
@@ -179,7 +181,10 @@ type invKey struct {
 // Derive computes the derivation of every loop of f's graph, in the order
 // of its Loops.
 func Derive(f *values.Func) []*Derivation {
-	a := &analysis{f: f, g: f.Graph, derivs: map[*cfg.Loop]*Derivation{}, busy: map[*cfg.Loop]bool{}, inv: map[invKey]bool{}}
+	a := &analysis{f: f, g: f.Graph, derivs: map[*cfg.Loop]*Derivation{}, busy: map[*cfg.Loop]bool{}, inv: map[invKey]bool{}, headed: map[*cfg.Block]*cfg.Loop{}}
+	for _, l := range a.g.Loops {
+		a.headed[l.Header] = l // the last of several loops with one header, as a scan in order finds it
+	}
 	out := make([]*Derivation, len(a.g.Loops))
 	for i, l := range a.g.Loops {
 		out[i] = a.derive(l)
@@ -1400,10 +1405,8 @@ func (e *evaluator) joinLive(v *values.Value) (values.Num, bool) {
 	if v.Block == nil || len(v.Preds) != len(v.Args) {
 		return values.Num{}, false
 	}
-	for _, l := range e.a.g.Loops {
-		if l.Header == v.Block {
-			return values.Num{}, false
-		}
+	if e.a.headed[v.Block] != nil {
+		return values.Num{}, false
 	}
 	var live []*values.Value
 	for i, x := range v.Args {
@@ -1473,12 +1476,7 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 		e.memo.cut++
 		return values.Num{}, false
 	}
-	var l *cfg.Loop
-	for _, x := range e.a.g.Loops {
-		if x.Header == v.Block {
-			l = x
-		}
-	}
+	l := e.a.headed[v.Block]
 	if l == nil {
 		return values.Num{}, false
 	}
