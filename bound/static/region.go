@@ -318,19 +318,7 @@ func lowerStretch(g *cfg.Graph, ops map[*isa.Instr]*phases.Op, eng *phases.Engin
 		for _, e := range succ(n) {
 			out := v
 			if e.To != g.Exit && len(b.Instrs) > 0 {
-				x := b.Last()
-				op := ops[x]
-				wait := false
-				if len(e.To.Instrs) == 0 {
-					wait = op.WaitsAfter(true) && op.WaitsAfter(false)
-				} else {
-					wait = op.WaitsAfter(phases.EdgeRedirects(g.Func, x, e.To.Instrs[0]))
-				}
-				if wait && last.Ready > v.s.Next {
-					s := v.s.Clone()
-					s.Next = last.Ready
-					out.s = s
-				}
+				out.s = lowerEdgeState(g, ops, b, e.To, v.s, last)
 			}
 			t := idx(e.To)
 			if e.To == g.Exit {

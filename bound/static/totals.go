@@ -216,19 +216,7 @@ func lowerClass(g *cfg.Graph, ops map[*isa.Instr]*phases.Op, eng *phases.Engine)
 			}
 			out := v
 			if e.To != g.Exit && len(b.Instrs) > 0 {
-				x := b.Last()
-				op := ops[x]
-				wait := false
-				if len(e.To.Instrs) == 0 {
-					wait = op.WaitsAfter(true) && op.WaitsAfter(false) // whichever way it goes
-				} else {
-					wait = op.WaitsAfter(phases.EdgeRedirects(g.Func, x, e.To.Instrs[0]))
-				}
-				if wait && last.Ready > v.s.Next {
-					s := v.s.Clone()
-					s.Next = last.Ready
-					out.s = s
-				}
+				out.s = lowerEdgeState(g, ops, b, e.To, v.s, last)
 			}
 			meet(&vals[e.To.Index], out)
 			indeg[e.To.Index]--
@@ -262,4 +250,26 @@ func meetState(a, b *phases.State) *phases.State {
 		m.RegReady[i] = min(a.RegReady[i], b.RegReady[i])
 	}
 	return m
+}
+
+// lowerEdgeState is the state of a warp taking the edge b -> to for a
+// lower bound: s, or a copy whose next issue waits for the result of b's
+// last instruction (timing last) when the warp surely waits for it on
+// that edge. An edge into an empty block waits only if the instruction
+// waits whichever way it goes (the upper bound's walk takes either).
+func lowerEdgeState(g *cfg.Graph, ops map[*isa.Instr]*phases.Op, b, to *cfg.Block, s *phases.State, last phases.Timing) *phases.State {
+	x := b.Last()
+	op := ops[x]
+	var wait bool
+	if len(to.Instrs) == 0 {
+		wait = op.WaitsAfter(true) && op.WaitsAfter(false)
+	} else {
+		wait = op.WaitsAfter(phases.EdgeRedirects(g.Func, x, to.Instrs[0]))
+	}
+	if !wait || last.Ready <= s.Next {
+		return s
+	}
+	c := s.Clone()
+	c.Next = last.Ready
+	return c
 }
