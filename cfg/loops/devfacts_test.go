@@ -76,10 +76,26 @@ func TestDeviceFunctionFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, r := range rs {
-		if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "loop label $L__BB0_2, line 34 of device function _Z4walkPKii (called from "+name) ||
-			r.Problems[0].Pos.Line != 34 {
+		if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "loop label $L__BB0_2, line 34 of device function _Z4walkPKii is not bounded") ||
+			!strings.HasPrefix(r.Problems[0].Context, "called from "+name+" at ") || r.Problems[0].Pos.Line != 34 {
 			t.Errorf("%s: problems %v", name, r.Problems)
 		}
+	}
+	// The run's diagnostics: that loop is one finding (issue 10: one
+	// loop, one diagnostic), listing both kernels' calls.
+	res, err := pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: launch, Inputs: map[string]any{ListingSHAInput: sha}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at34 []pass.Diagnostic
+	for _, d := range res.Diagnostics() {
+		if pass.Position(fset, d.Pos).Line == 34 {
+			at34 = append(at34, d)
+		}
+	}
+	if len(at34) != 1 || strings.Join(at34[0].Funcs, " ") != "_Z2k1PKiPii _Z2k2PKiPi" ||
+		strings.Count(at34[0].Context, "called from ") != 2 || !strings.Contains(at34[0].Text(), at34[0].Message+" (called from _Z2k1PKiPii at ") {
+		t.Errorf("diagnostics at line 34: %+v", at34)
 	}
 
 	// A device function's fact bounds every call.
@@ -133,7 +149,7 @@ func TestDeviceFunctionFacts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, filled)
 	}
-	res, err := pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: launch, Inputs: map[string]any{ListingSHAInput: sha, FactsInput: f}})
+	res, err = pass.Run([]*pass.Analyzer{Analyzer}, file, pass.Options{Launch: launch, Inputs: map[string]any{ListingSHAInput: sha, FactsInput: f}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,17 +118,27 @@ type LoopBound struct {
 }
 
 // Where names the loop for messages: "loop KEY of F", or for a loop of
-// an inlined device function "loop KEY of device function F (called at
-// POS, ...)" with its own key in that function.
-func (lb *LoopBound) Where(fn string, pos func(token.Pos) token.Position) string {
+// an inlined device function "loop KEY of device function F" with its own
+// key in that function (Context gives the call chain).
+func (lb *LoopBound) Where(fn string) string {
 	if lb.Callee == nil {
 		return fmt.Sprintf("loop %s of %s", lb.Key, fn)
+	}
+	return fmt.Sprintf("loop %s of %s", lb.CalleeKey, calleeName(lb.Callee))
+}
+
+// Context is the call chain of a loop of an inlined device function,
+// "called from F at POS, then POS" (outermost call first), empty for the
+// function's own loop.
+func (lb *LoopBound) Context(fn string, pos func(token.Pos) token.Position) string {
+	if lb.Callee == nil {
+		return ""
 	}
 	var at []string
 	for _, c := range lb.Calls {
 		at = append(at, pos(c.Pos).String())
 	}
-	return fmt.Sprintf("loop %s of %s (called from %s at %s)", lb.CalleeKey, calleeName(lb.Callee), fn, strings.Join(at, ", then "))
+	return fmt.Sprintf("called from %s at %s", fn, strings.Join(at, ", then "))
 }
 
 // calleeName names a device function.
@@ -175,11 +185,21 @@ type Problem struct {
 	Pos      token.Position
 	Category string
 	Message  string // names the position and the template command
-	Warning  bool   // CategoryLowFact and CategoryRelease are warnings
+	// Context is the call chain of a problem in an inlined device
+	// function ("called from F at POS"; several joined by "; " when one
+	// loop is unbounded alike in several calls), empty otherwise.
+	Context string
+	Warning bool // CategoryLowFact and CategoryRelease are warnings
 }
 
-// String returns the message, which starts with the position.
-func (p Problem) String() string { return p.Message }
+// String returns the message, which starts with the position, with its
+// call context.
+func (p Problem) String() string {
+	if p.Context == "" {
+		return p.Message
+	}
+	return p.Message + " (" + p.Context + ")"
+}
 
 // Result is the loop bounds of one function (thread-level or warp-level
 // graph).
@@ -363,7 +383,11 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 			// unbounded, with the reason.
 			var ue *UnknownNameError
 			if errors.As(err, &ue) {
-				evalErr[lb] = fmt.Errorf("%s: loop %s: derived bound %s: %w", lb.Pos, lb.Key, d.Expr, err)
+				where := fmt.Sprintf("loop %s", lb.Key) // the error names the function
+				if c := lb.Context(g.Func.Name, pos); c != "" {
+					where = lb.Where(g.Func.Name) + " (" + c + ")"
+				}
+				evalErr[lb] = fmt.Errorf("%s: %s: derived bound %s: %w", lb.Pos, where, d.Expr, err)
 				lb.Why = "the derived bound " + d.Expr.String() + " cannot be evaluated: " + err.Error()
 			} else {
 				lb.Why = "no bound holds at this launch: " + err.Error()
@@ -407,25 +431,22 @@ func ComputeValues(f *values.Func, launch pass.Launch, facts *Facts, fileSHA str
 		return nil, errors.Join(errs...)
 	}
 	hint := TemplateHint(fileName)
-	// One diagnostic per loop of the listing: the copies of a device
-	// function's loop in several calls are one loop, with its calls.
-	seen := map[token.Position]int{}
+	// One diagnostic per loop of the listing and reason: the copies of a
+	// device function's loop in several calls that are unbounded for the
+	// same reason are one problem, with its calls.
+	seen := map[string]int{}
 	for _, lb := range r.Loops {
 		if lb.Bound != nil || lb.open() {
 			continue
 		}
-		if k, ok := seen[lb.Pos]; ok && lb.Callee != nil {
-			p := &r.Problems[k]
-			var at []string
-			for _, c := range lb.Calls {
-				at = append(at, pos(c.Pos).String())
-			}
-			p.Message = strings.Replace(p.Message, ") is not bounded", "; and at "+strings.Join(at, ", then ")+") is not bounded", 1)
+		msg := fmt.Sprintf("%s: %s is not bounded: %s; give its bound in a facts file (%s) with --facts", lb.Pos, lb.Where(g.Func.Name), lb.Why, hint)
+		ctx := lb.Context(g.Func.Name, pos)
+		if k, ok := seen[msg]; ok && ctx != "" && r.Problems[k].Context != "" {
+			r.Problems[k].Context += "; " + ctx
 			continue
 		}
-		seen[lb.Pos] = len(r.Problems)
-		r.Problems = append(r.Problems, Problem{Pos: lb.Pos, Category: CategoryUnbounded,
-			Message: fmt.Sprintf("%s: %s is not bounded: %s; give its bound in a facts file (%s) with --facts", lb.Pos, lb.Where(g.Func.Name, pos), lb.Why, hint)})
+		seen[msg] = len(r.Problems)
+		r.Problems = append(r.Problems, Problem{Pos: lb.Pos, Category: CategoryUnbounded, Message: msg, Context: ctx})
 	}
 	for _, reg := range g.Irreducible {
 		p := pos(reg.Entries[0].Pos())
@@ -549,7 +570,7 @@ func run(p *pass.Pass) (any, error) {
 		if pos.IsValid() {
 			msg = strings.TrimPrefix(msg, pr.Pos.String()+": ")
 		}
-		p.Report(pass.Diagnostic{Pos: pos, Severity: sev, Category: pr.Category, Message: msg})
+		p.Report(pass.Diagnostic{Pos: pos, Severity: sev, Category: pr.Category, Message: msg, Context: pr.Context})
 	}
 	return r, nil
 }

@@ -68,14 +68,17 @@ func (r *Results) Get(a *Analyzer, f *isa.Func) *Action { return r.actions[actio
 // Actions returns every action in execution order.
 func (r *Results) Actions() []*Action { return r.order }
 
-// Diagnostics returns every diagnostic of the run, sorted.
+// Diagnostics returns every diagnostic of the run, sorted, one per
+// finding: the diagnostics of one finding in a device function reached
+// through several calls (of one kernel or several) are merged
+// (MergeContexts).
 func (r *Results) Diagnostics() []Diagnostic {
 	ds := append([]Diagnostic(nil), r.diags...)
 	for _, a := range r.order {
 		ds = append(ds, a.Diags...)
 	}
 	SortDiagnostics(r.File.Fset, ds)
-	return ds
+	return MergeContexts(ds)
 }
 
 // Err returns the errors of the root actions joined, or nil. Errors of

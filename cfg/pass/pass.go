@@ -21,6 +21,7 @@ import (
 	"go/token"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -159,8 +160,57 @@ type Diagnostic struct {
 	Severity Severity
 	Category string // a constant per kind of finding: "unbounded-loop", "divergent-branch"
 	Message  string
+	// Context is the call chain that reached a finding in a device
+	// function inlined into the function analysed ("called from K at
+	// POS, then POS"), empty for the function's own code. The same
+	// finding in several calls is one finding: Results.Diagnostics
+	// merges diagnostics that differ only in their function and context
+	// into one, whose Context lists every call ("…; called from …").
+	Context  string
 	Analyzer string // filled by the driver
-	Func     string // filled by the driver
+	Func     string // filled by the driver: the function analysed (the first, once merged)
+	// Funcs is every function the finding was reported for, in sorted
+	// order (filled by Results.Diagnostics; one entry unless merged).
+	Funcs []string
+}
+
+// Text is the message with its call context, if any:
+// "MESSAGE (called from K at POS; called from L at POS)".
+func (d Diagnostic) Text() string {
+	if d.Context == "" {
+		return d.Message
+	}
+	return d.Message + " (" + d.Context + ")"
+}
+
+// MergeContexts merges sorted diagnostics (SortDiagnostics) that are one
+// finding reached through several calls: same position, severity,
+// category, analyzer and message, each with a call context. The merged
+// diagnostic keeps the first's Func, lists every function in Funcs and
+// every distinct context, in order, in Context. Others pass unchanged
+// (Funcs set to their Func).
+func MergeContexts(ds []Diagnostic) []Diagnostic {
+	out := ds[:0:0]
+	same := func(a, b Diagnostic) bool {
+		return a.Context != "" && b.Context != "" && a.Pos == b.Pos && a.Severity == b.Severity &&
+			a.Category == b.Category && a.Analyzer == b.Analyzer && a.Message == b.Message
+	}
+	for _, d := range ds {
+		if n := len(out); n > 0 && same(out[n-1], d) {
+			m := &out[n-1]
+			if !slices.Contains(m.Funcs, d.Func) {
+				m.Funcs = append(m.Funcs, d.Func)
+				sort.Strings(m.Funcs)
+			}
+			if !slices.Contains(strings.Split(m.Context, "; "), d.Context) {
+				m.Context += "; " + d.Context
+			}
+			continue
+		}
+		d.Funcs = []string{d.Func}
+		out = append(out, d)
+	}
+	return out
 }
 
 // Validate checks that the analyzers and everything they require are
@@ -259,8 +309,9 @@ func Closure(roots []*Analyzer) []*Analyzer {
 	return out
 }
 
-// SortDiagnostics orders diagnostics by position, then function, analyzer
-// and message, for deterministic output.
+// SortDiagnostics orders diagnostics by position, then analyzer,
+// category, message, function and context, for deterministic output (one
+// finding's diagnostics of several functions are adjacent: MergeContexts).
 func SortDiagnostics(fset *token.FileSet, ds []Diagnostic) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
@@ -273,12 +324,18 @@ func SortDiagnostics(fset *token.FileSet, ds []Diagnostic) {
 			}
 			return a.Pos < b.Pos
 		}
-		if a.Func != b.Func {
-			return a.Func < b.Func
-		}
 		if a.Analyzer != b.Analyzer {
 			return a.Analyzer < b.Analyzer
 		}
-		return a.Message < b.Message
+		if a.Category != b.Category {
+			return a.Category < b.Category
+		}
+		if a.Message != b.Message {
+			return a.Message < b.Message
+		}
+		if a.Func != b.Func {
+			return a.Func < b.Func
+		}
+		return a.Context < b.Context
 	})
 }

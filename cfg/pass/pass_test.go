@@ -168,3 +168,39 @@ func TestDriverContracts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMergeContexts: one finding of a device function reached through
+// several calls (of one kernel or several) is one diagnostic listing every
+// call; findings that differ in anything but function and context, or that
+// have no call context, stay apart.
+func TestMergeContexts(t *testing.T) {
+	d := func(pos token.Pos, fn, msg, ctx string) pass.Diagnostic {
+		return pass.Diagnostic{Pos: pos, Severity: pass.Error, Category: "unbounded-loop", Message: msg, Context: ctx, Analyzer: "loops", Func: fn}
+	}
+	in := []pass.Diagnostic{
+		d(5, "k2", "loop L of device function f is not bounded", "called from k2 at a.ptx:40:2"),
+		d(5, "k1", "loop L of device function f is not bounded", "called from k1 at a.ptx:20:2"),
+		d(5, "k1", "loop L of device function f is not bounded", "called from k1 at a.ptx:20:2"), // a second graph of k1
+		d(5, "k1", "loop L of device function f is not bounded", "called from k1 at a.ptx:22:2"),
+		d(5, "k3", "loop L of device function f is not bounded: another reason", "called from k3 at a.ptx:60:2"),
+		d(9, "k1", "loop M of k1 is not bounded", ""),
+		d(9, "k2", "loop M of k1 is not bounded", ""),
+	}
+	pass.SortDiagnostics(nil, in)
+	got := pass.MergeContexts(in)
+	want := []pass.Diagnostic{
+		{Pos: 5, Severity: pass.Error, Category: "unbounded-loop", Analyzer: "loops", Func: "k1", Funcs: []string{"k1", "k2"},
+			Message: "loop L of device function f is not bounded",
+			Context: "called from k1 at a.ptx:20:2; called from k1 at a.ptx:22:2; called from k2 at a.ptx:40:2"},
+		{Pos: 5, Severity: pass.Error, Category: "unbounded-loop", Analyzer: "loops", Func: "k3", Funcs: []string{"k3"},
+			Message: "loop L of device function f is not bounded: another reason", Context: "called from k3 at a.ptx:60:2"},
+		{Pos: 9, Severity: pass.Error, Category: "unbounded-loop", Analyzer: "loops", Func: "k1", Funcs: []string{"k1"}, Message: "loop M of k1 is not bounded"},
+		{Pos: 9, Severity: pass.Error, Category: "unbounded-loop", Analyzer: "loops", Func: "k2", Funcs: []string{"k2"}, Message: "loop M of k1 is not bounded"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pass.MergeContexts (-want +got):\n%s", diff)
+	}
+	if s := got[0].Text(); s != "loop L of device function f is not bounded (called from k1 at a.ptx:20:2; called from k1 at a.ptx:22:2; called from k2 at a.ptx:40:2)" {
+		t.Errorf("Text = %q", s)
+	}
+}

@@ -326,10 +326,18 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 			uses = append(uses, assume.Use{ID: assume.ArchMismatch, Text: d.Message})
 		}
 		diags = append(diags, diagLine(file.Fset, d))
-		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Message, Kernel: d.Func, Location: location(pass.Position(file.Fset, d.Pos))})
+		// A finding of several kernels (a device function's, through
+		// their calls) is one diagnostic; its message names the kernels.
+		kernel := ""
+		if len(d.Funcs) == 1 {
+			kernel = d.Func
+		}
+		rdiags = append(rdiags, report.Diagnostic{Rule: d.Category, Level: sarifLevel(d.Severity), Message: d.Text(), Kernel: kernel, Location: location(pass.Position(file.Fset, d.Pos))})
 		if d.Severity == pass.Error {
-			errorDiag[d.Func] = true
-			errorMsgs[d.Func] = append(errorMsgs[d.Func], d.Message)
+			for _, f := range d.Funcs {
+				errorDiag[f] = true
+				errorMsgs[f] = append(errorMsgs[f], d.Message)
+			}
 		}
 	}
 	for _, w := range file.Warnings {

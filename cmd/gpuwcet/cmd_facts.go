@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -112,10 +113,12 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 			var out bytes.Buffer
 			var unbounded []string
 			var bad []error
+			entries := map[string]bool{}
 			for _, fn := range res.Funcs {
 				if !fn.Entry {
 					continue
 				}
+				entries[fn.Name] = true
 				act := res.Get(loops.Analyzer, fn)
 				if act.Err != nil {
 					bad = append(bad, act.Err)
@@ -131,14 +134,13 @@ no loop, a missing --arg), 2 when a loop is not bounded (including max = "?").`,
 					// position: name the kernel only.
 					unbounded = append(unbounded, fn.Name)
 				}
-				// Each problem once, at its position, as analyze
-				// prints its diagnostics.
-				for _, p := range r.Problems {
-					kind := "error"
-					if p.Warning {
-						kind = "warning"
-					}
-					fmt.Fprintf(c.App.ErrWriter, "%s: %s: %s (%s)\n", p.Pos, kind, strings.TrimPrefix(p.Message, p.Pos.String()+": "), p.Category)
+			}
+			// Each problem once, at its position, as analyze prints its
+			// diagnostics: a device function's loop unbounded alike in
+			// several calls (of one kernel or several) is one line.
+			for _, d := range res.Diagnostics() {
+				if slices.ContainsFunc(d.Funcs, func(f string) bool { return entries[f] }) {
+					fmt.Fprint(c.App.ErrWriter, diagLine(file.Fset, d))
 				}
 			}
 			if len(bad) > 0 {

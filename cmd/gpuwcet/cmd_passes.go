@@ -63,12 +63,13 @@ passes it requires and its flags.`,
 }
 
 // diagLine formats a pass diagnostic for standard error, one line:
-// "file:line:col: severity: message (category)". A diagnostic without a
+// "file:line:col: severity: message (category)", the message with its
+// call contexts (pass.Diagnostic.Text). A diagnostic without a
 // position in the listing (its message names its own, e.g. a line of the
 // facts file) starts with the severity.
 func diagLine(fset *token.FileSet, d pass.Diagnostic) string {
 	if pos := pass.Position(fset, d.Pos); pos.IsValid() {
-		return fmt.Sprintf("%s: %s: %s (%s)\n", pos, d.Severity, d.Message, d.Category)
+		return fmt.Sprintf("%s: %s: %s (%s)\n", pos, d.Severity, d.Text(), d.Category)
 	}
-	return fmt.Sprintf("%s: %s (%s)\n", d.Severity, d.Message, d.Category)
+	return fmt.Sprintf("%s: %s (%s)\n", d.Severity, d.Text(), d.Category)
 }
