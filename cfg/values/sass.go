@@ -1490,58 +1490,114 @@ func (d *sassDec) imulOld() {
 	}
 }
 
-// xmad: Maxwell/Pascal XMAD d, a[.H1], b[.H1], c: the 16 x 16-bit product
-// of the selected halves (unsigned), shifted left 16 with .PSL, plus c
-// (.CLO: its low half, .CHI: its high half, .CBCC: c + (b << 16)); .MRG
-// replaces the high half of the result by the low half of b. Carries
-// (.CC destinations, .X) are not modelled.
+// xmad: Maxwell/Pascal XMAD{.sa.sb}{.PSL}{.cop}{.MRG} d, a[.H1], b[.H1], c
+// (docs/sass.md, "XMAD"): the product of the selected 16-bit halves of a
+// and b (H0 unless .H1; an immediate b is its 16 bits), each zero- or
+// sign-extended by its signedness modifier (.U16, the default, or .S16;
+// printed as a pair, a's first), shifted left 16 with .PSL, plus the
+// c input selected by .cop: all of c (.C32, the default), its low half
+// zero-extended (.CLO), its high half zero-extended (.CHI), c + (b[15:0]
+// << 16) (.CBCC), or c plus the signed fix-ups (.CSFU, below); .MRG
+// replaces the high half of the 32-bit result by b[15:0]. b[15:0] is the
+// low half of the whole b register or constant word, whatever half the
+// product selects.
+//
+// .CSFU is modelled in the one form ptxas emits, XMAD.S16.S16.CSFU d,
+// a.H1, b.H1, c of its signed mul.hi/mad.hi.s32 expansion: the fix-ups
+// subtract 2^16 once for a negative a.H1 when b's low half is not zero
+// and once for a negative b.H1 when a's low half is not zero. The ISA
+// document names the fix-ups without their formula; this one is forced
+// by that expansion (with IADD3.RS adding its operands as unsigned
+// 32-bit values, as the unsigned expansion needs): it is the only value
+// for which the expansion yields mul.hi.s32 for every a and b
+// (TestXMADChains). Any other .CSFU form, .X (carries in), a .CC
+// destination (carries out), .CBCC/.MRG/.CSFU with an immediate b and
+// negated operands are not modelled.
 func (d *sassDec) xmad() {
-	in, ss, m := d.in, d.in.Srcs, d.mods
+	in, ss := d.in, d.in.Srcs
 	if len(ss) != 3 || len(in.Dsts) != 1 || strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC") {
 		d.opaque(in.Op())
 		return
 	}
-	for k := range m {
+	var signs []bool // .S16 / .U16 in order: a's, then b's
+	var psl, mrg bool
+	cop := ""
+	for _, k := range in.Mods {
 		switch k {
-		case "PSL", "MRG", "CBCC", "CLO", "CHI":
-		default:
+		case "S16", "U16":
+			signs = append(signs, k == "S16")
+		case "PSL":
+			psl = true
+		case "MRG":
+			mrg = true
+		case "C32", "CLO", "CHI", "CBCC", "CSFU":
+			if cop != "" {
+				d.opaque(in.Op())
+				return
+			}
+			cop = k
+		default: // .X and anything else
 			d.opaque(in.Op())
 			return
 		}
 	}
-	sa, sb, sc := readSop(ss[0]), readSop(ss[1]), readSop(ss[2])
-	if sa.neg || sb.neg || sc.neg || sa.inv || sb.inv || sc.inv || sc.half != 0 {
+	if len(signs) != 0 && len(signs) != 2 {
 		d.opaque(in.Op())
 		return
 	}
-	a := d.sopVal(sa, 32, false) // the selected half, zero-extended
-	b := d.sopVal(sb, 32, false)
-	rawB := sb
-	rawB.half = 0
-	braw := d.sopVal(rawB, 32, false)
-	c := d.sopVal(sc, 32, false)
-	if sa.half == 0 {
-		a = d.node(And, 32, a, d.konst(32, 0xffff))
+	sa, sb, sc := readSop(ss[0]), readSop(ss[1]), readSop(ss[2])
+	if sa.neg || sb.neg || sc.neg || sa.inv || sb.inv || sc.inv || sa.abs || sb.abs || sc.abs || sc.half != 0 ||
+		sa.kind != sReg && !(sa.kind == sImm && sa.imm == 0) {
+		d.opaque(in.Op())
+		return
 	}
-	if sb.half == 0 {
-		b = d.node(And, 32, b, d.konst(32, 0xffff))
+	immB := sb.kind == sImm
+	if immB && (sb.half != 0 || sb.imm > 0xffff || mrg || cop == "CBCC" || cop == "CSFU") {
+		d.opaque(in.Op())
+		return
 	}
-	p := d.node(Mul, 32, a, b)
-	if m["PSL"] {
+	signedA, signedB := len(signs) == 2 && signs[0], len(signs) == 2 && signs[1]
+	// The whole registers (or constant word) and their halves.
+	ra, rb := sa, sb
+	ra.half, rb.half = 0, 0
+	wa, wb := d.sopVal(ra, 32, true), d.sopVal(rb, 32, true)
+	lo := func(x int32) int32 { return d.node(Trunc, 16, x) }
+	hi := func(x int32) int32 { return d.node(Trunc, 16, d.node(LShr, 32, x, d.konst(32, 16))) }
+	half := func(x int32, h int) int32 {
+		if h == 2 {
+			return hi(x)
+		}
+		return lo(x)
+	}
+	ha, hb := half(wa, sa.half), half(wb, sb.half)
+	p := d.node(Mul, 32, d.resize(ha, 32, signedA), d.resize(hb, 32, signedB))
+	if psl {
 		p = d.node(Shl, 32, p, d.konst(32, 16))
 	}
-	switch {
-	case m["CLO"]:
-		c = d.node(And, 32, c, d.konst(32, 0xffff))
-	case m["CHI"]:
+	c := d.sopVal(sc, 32, false)
+	switch cop {
+	case "CLO":
+		c = d.node(ZExt, 32, lo(c))
+	case "CHI":
 		c = d.node(LShr, 32, c, d.konst(32, 16))
-	}
-	if m["CBCC"] {
-		c = d.node(Add, 32, c, d.node(Shl, 32, braw, d.konst(32, 16)))
+	case "CBCC":
+		c = d.node(Add, 32, c, d.node(Shl, 32, wb, d.konst(32, 16)))
+	case "CSFU":
+		if !signedA || !signedB || sa.half != 2 || sb.half != 2 || psl || mrg {
+			d.opaque(in.Op() + " (a .CSFU form other than .S16.S16 on both high halves)")
+			return
+		}
+		zero16 := d.konst(16, 0)
+		fix := func(h, other int32) int32 {
+			// 2^16 when h < 0 and the other operand's low half is not 0.
+			cond := d.node(And, 1, d.node(SLt, 1, h, zero16), d.node(Ne, 1, lo(other), zero16))
+			return d.node(Shl, 32, d.node(ZExt, 32, cond), d.konst(32, 16))
+		}
+		c = d.node(Sub, 32, d.node(Sub, 32, c, fix(ha, wb)), fix(hb, wa))
 	}
 	r := d.node(Add, 32, p, c)
-	if m["MRG"] {
-		r = d.node(Or, 32, d.node(And, 32, r, d.konst(32, 0xffff)), d.node(Shl, 32, braw, d.konst(32, 16)))
+	if mrg {
+		r = d.node(Or, 32, d.node(And, 32, r, d.konst(32, 0xffff)), d.node(Shl, 32, wb, d.konst(32, 16)))
 	}
 	d.write(0, r)
 }
