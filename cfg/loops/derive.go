@@ -171,6 +171,8 @@ type analysis struct {
 	// evaluators counts the evaluators made (the cost of evaluation;
 	// TestEvaluationPolynomial).
 	evaluators int
+	// phisOf lists each loop header's phis (headerPhis).
+	phisOf map[*cfg.Block][]*values.Value
 }
 
 type invKey struct {
@@ -1496,9 +1498,67 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 // loopPhiRange computes phiRange for a header phi v of loop l.
 func (e *evaluator) loopPhiRange(v *values.Value, l *cfg.Loop) (values.Num, bool) {
 	r, why := e.a.headerPhi(v, l)
-	if why != "" || r.kind != recAdd {
+	if why == "" && r.kind == recAdd {
+		if n, ok := e.recRange(r, l); ok {
+			return n, true
+		}
+	}
+	return e.halfRange(v, l)
+}
+
+// halfRange is the range of v, a header phi of loop l holding one word
+// of a 64-bit induction value (pairPhis: its halves step with a carry, so
+// that the high word alone is no recurrence, and the low word alone wraps
+// around): the word of the 64-bit value's range (start plus up to N-1
+// steps), projected by the domain's own truncation and shift.
+func (e *evaluator) halfRange(v *values.Value, l *cfg.Loop) (values.Num, bool) {
+	if v.W != 32 {
 		return values.Num{}, false
 	}
+	for _, u := range e.a.headerPhis(l.Header) {
+		if u == v || u.W != 32 {
+			continue
+		}
+		for _, lo := range []bool{true, false} {
+			var r rec
+			var why string
+			if lo {
+				r, why = e.a.pairPhis(v, u, l)
+			} else {
+				r, why = e.a.pairPhis(u, v, l)
+			}
+			if why != "" || r.kind != recAdd {
+				continue
+			}
+			n, ok := e.recRange(r, l)
+			if !ok {
+				continue
+			}
+			if !lo {
+				n = values.NumApply(values.LShr, 64, []values.Num{n, values.ConstNum(32, 32)}, []int{64, 32})
+			}
+			return values.NumApply(values.Trunc, 32, []values.Num{n}, []int{64}), true
+		}
+	}
+	return values.Num{}, false
+}
+
+// headerPhis lists the phis of the header b (built once).
+func (a *analysis) headerPhis(b *cfg.Block) []*values.Value {
+	if a.phisOf == nil {
+		a.phisOf = map[*cfg.Block][]*values.Value{}
+		for _, v := range a.f.Values() {
+			if v.Kind == values.VPhi && v.Block != nil && a.headed[v.Block] != nil {
+				a.phisOf[v.Block] = append(a.phisOf[v.Block], v)
+			}
+		}
+	}
+	return a.phisOf[b]
+}
+
+// recRange is the range of the linear recurrence r of loop l at this
+// launch: its start plus up to N-1 steps, N the loop's bound.
+func (e *evaluator) recRange(r rec, l *cfg.Loop) (values.Num, bool) {
 	d := e.a.derive(l)
 	if d.Expr == nil {
 		return values.Num{}, false
@@ -1527,17 +1587,17 @@ func (e *evaluator) loopPhiRange(v *values.Value, l *cfg.Loop) (values.Num, bool
 	} else {
 		hi, ok = addOK(hi, span)
 	}
-	if !ok || lo < values.SRange(v.W, math.MinInt64, math.MaxInt64).SLo || hi > values.TopNum(v.W).SHi {
+	if !ok || lo < values.SRange(r.w, math.MinInt64, math.MaxInt64).SLo || hi > values.TopNum(r.w).SHi {
 		return values.Num{}, false
 	}
-	pr := values.SRange(v.W, lo, hi)
+	pr := values.SRange(r.w, lo, hi)
 	// Congruence: every value is start + j·step, so the low bits below
 	// both the step's trailing zeros and the start's known low bits are
 	// the start's.
-	t := min(bits.TrailingZeros64(uint64(sl)), bits.TrailingZeros64(^(s.Zero | s.One)), v.W)
+	t := min(bits.TrailingZeros64(uint64(sl)), bits.TrailingZeros64(^(s.Zero | s.One)), r.w)
 	pr.Zero |= s.Zero & values.Mask(t)
 	pr.One |= s.One & values.Mask(t)
-	return values.Meet(pr, values.TopNum(v.W)), true
+	return values.Meet(pr, values.TopNum(r.w)), true
 }
 
 // applyGuards refines the values compared by the guards of the loop.

@@ -87,7 +87,10 @@ func (a *analysis) evolvePair(lo, hi *values.Value, l *cfg.Loop, depth int) (rec
 	if p, q, rest, ok := a.splitCarry(lo, hi, func(_, q *values.Value) bool { return a.invariant(q, l) }); ok {
 		r, why := a.evolvePair(p, rest, l, depth+1)
 		if why != "" || r.kind != recAdd {
-			return rec{}, why + "a 64-bit sum that is not a linear recurrence"
+			if why == "" {
+				why = "a 64-bit sum that is not a linear recurrence"
+			}
+			return rec{}, why
 		}
 		r.start = f.Op(values.Add, 64, r.start, f.Op(values.ZExt, 64, q))
 		return r, ""
@@ -119,6 +122,10 @@ func (a *analysis) evolvePair(lo, hi *values.Value, l *cfg.Loop, depth int) (rec
 	return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not a recurrence the analysis follows", a.pretty(lo), a.pretty(hi))
 }
 
+// maxPairChain bounds the carry chain pairPhis follows from a back edge's
+// value to the header's pair (one link per 32-bit addend of the step).
+const maxPairChain = 16
+
 // pairPhis reads a pair of header phis (the halves of a 64-bit induction
 // value): on entry the pair of their entry values, on each back edge the
 // pair stepped by one invariant 64-bit amount.
@@ -143,9 +150,21 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 			start = s
 			continue
 		}
-		// x = lo + q, y = hi + carry(lo + q) + r: step q + r << 32.
-		pp, q, rest, ok := a.splitCarry(x, y, func(p, _ *values.Value) bool { return p == lo })
-		if !ok || pp != lo || !a.invariant(q, l) {
+		// x = lo + q, y = hi + carry(lo + q) + r: step q + r << 32; a
+		// chain of such sums (x = (lo + q1) + q2, y = hi + carry(lo +
+		// q1) + carry(lo + q1 + q2) + r: an unrolled step, or one of
+		// three-operand IADD3s) steps by q1 + q2 + r << 32.
+		var qs []*values.Value
+		rest := y
+		for x != lo && len(qs) < maxPairChain {
+			pp, q, r, ok := a.splitCarry(x, rest, func(_, q *values.Value) bool { return a.invariant(q, l) })
+			if !ok {
+				break
+			}
+			qs = append(qs, q)
+			x, rest = pp, r
+		}
+		if x != lo || len(qs) == 0 {
 			return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not stepped by an invariant amount", a.name(lo), a.name(hi))
 		}
 		var rs []*values.Value
@@ -163,7 +182,10 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 		if !seenHi {
 			return rec{}, fmt.Sprintf("the high half %s of a 64-bit value does not carry over", a.name(hi))
 		}
-		st := f.Op(values.Add, 64, f.Op(values.ZExt, 64, q), f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32)))
+		st := f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32))
+		for _, q := range qs {
+			st = f.Op(values.Add, 64, st, f.Op(values.ZExt, 64, q))
+		}
 		if step != nil && step != st {
 			return rec{}, "a 64-bit value is stepped differently on different paths"
 		}

@@ -320,8 +320,8 @@ func TestDecodeSASS(t *testing.T) {
 		{"S2UR UR4, SR_CTAID.X", map[string]uint64{"ctaid.x": 3}, "UR4=0x3"},
 		// Maxwell: the low words' borrow in CC, the high words compared
 		// with it (R1:x >= R2:y).
-		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 5, "R2": 5}, "CC=0x1 CC.Z=0x1"},
-		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 4, "R2": 5}, "CC=0x0 CC.Z=0x0"},
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 5, "R2": 5}, "CC=0x1 CC.OF?=0x0 CC.Z=0x1"},
+		{"IADD RZ.CC, R1, -R2", map[string]uint64{"R1": 4, "R2": 5}, "CC=0x0 CC.OF?=0x0 CC.Z=0x0"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1}, "P0=0x1"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 0}, "P0=0x0"},
 		{"ISETP.GE.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 2, "R2": 1, "CC": 0}, "P0=0x1"},
@@ -336,9 +336,9 @@ func TestDecodeSASS(t *testing.T) {
 		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 1, "CC": 0, "CC.Z": 0}, "P0=0x0"},
 		// Maxwell/Pascal LEA: the shift left out is 0; .CC writes the
 		// carry; LEA.HI.X adds CC; its predicate result is not modelled.
-		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 CC.Z?=0x0 R4=0xffffffff"},
-		{"LEA R4.CC, R5, R6", map[string]uint64{"R5": m32, "R6": 2}, "CC=0x1 CC.Z?=0x0 R4=0x1"},
-		{"LEA R2.CC, R0, R3, 0x2", map[string]uint64{"R0": 0x40000001, "R3": m32 - 3}, "CC=0x1 CC.Z?=0x0 R2=0x0"},
+		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 CC.OF?=0x0 CC.Z?=0x0 R4=0xffffffff"},
+		{"LEA R4.CC, R5, R6", map[string]uint64{"R5": m32, "R6": 2}, "CC=0x1 CC.OF?=0x0 CC.Z?=0x0 R4=0x1"},
+		{"LEA R2.CC, R0, R3, 0x2", map[string]uint64{"R0": 0x40000001, "R3": m32 - 3}, "CC=0x1 CC.OF?=0x0 CC.Z?=0x0 R2=0x0"},
 		{"LEA.HI.X P0, R5, R5, RZ, R3", map[string]uint64{"R5": 7, "R3": 9, "CC": 1}, "P0?=0x0 R5=0xa"},
 		{"LEA.HI.X R3, R0, R6, R4, 0x2", map[string]uint64{"R0": 0xc0000000, "R6": 10, "R4": 0, "CC": 1}, "R3=0xe"},
 		// LD.E/ST.E with the predicate of the LEA.HI.X: a generic access.
@@ -475,6 +475,81 @@ func TestISETPXAgainstPTX(t *testing.T) {
 				if (regs["P0"] == 1) != want {
 					t.Fatalf("ISETP.%s%s.X on %#x, %#x: P0 = %d, want %v", cmp, u, a, b, regs["P0"], want)
 				}
+			}
+		}
+	}
+}
+
+// TestIADD3PairsAgainstPTX checks the readings of the carries of 64-bit
+// sums in register pairs against the C they implement: nvcc 11.8 -O3
+// compiles a + b + c, c + a - b, a - b - c and b - a - 5 on long long
+// operands (R4:R5 = a, R6:R7 = b, R8:R9 = c here) to the sequences below
+// for sm_87 (IADD3 with two carry predicates, IADD3.X adding both) and
+// sm_62 (IADD3 .CC writing both carries to the condition code, IADD3.X
+// reading them; a negated .X operand is its complement; a 20-bit
+// immediate sign extended), and a - b for sm_62 to IADD .CC / IADD.X.
+// Run through the decoder on random and extreme operands, each must give
+// the 64-bit result modulo 2^64 in R0:R1.
+func TestIADD3PairsAgainstPTX(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	vals := []uint64{0, 1, 2, 5, m32, m32 - 1, 1 << 32, 1<<63 - 1, 1 << 63, ^uint64(0), 0x100000001, 0xffffffff00000000}
+	var cases [][3]uint64
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				cases = append(cases, [3]uint64{a, b, c})
+			}
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		x := [3]uint64{rng.Uint64(), rng.Uint64(), rng.Uint64()}
+		if i%3 == 0 {
+			x[1] = x[0]&^m32 | uint64(rng.Uint32())&3 // near words
+		}
+		cases = append(cases, x)
+	}
+	seqs := []struct {
+		arch int
+		body string
+		want func(a, b, c uint64) uint64
+	}{
+		{87, "IADD3 R0, P0, P1, R8, R6, R4\nIADD3.X R1, R9, R7, R5, P0, P1", func(a, b, c uint64) uint64 { return a + b + c }},
+		{87, "IADD3 R0, P0, P1, R8, R4, -R6\nIADD3.X R1, R9, R5, ~R7, P0, P1", func(a, b, c uint64) uint64 { return c + a - b }},
+		{87, "IADD3 R0, P0, P1, -R8, R4, -R6\nIADD3.X R1, ~R9, R5, ~R7, P0, P1", func(a, b, c uint64) uint64 { return a - b - c }},
+		{62, "IADD3 R0.CC, R8, R6, R4\nIADD3.X R1, R9, R7, R5", func(a, b, c uint64) uint64 { return a + b + c }},
+		{62, "IADD3 R0.CC, R8, R4, -R6\nIADD3.X R1, R9, R5, -R7", func(a, b, c uint64) uint64 { return c + a - b }},
+		{62, "IADD3 R0.CC, -R8, R4, -R6\nIADD3.X R1, -R9, R5, -R7", func(a, b, c uint64) uint64 { return a - b - c }},
+		{62, "IADD3 R0.CC, -R4, 0xffffb, R6\nIADD3.X R1, -R5, 0xfffff, R7", func(a, b, c uint64) uint64 { return b - a - 5 }},
+		{62, "IADD R0.CC, R4, -R6\nIADD.X R1, R5, -R7", func(a, b, c uint64) uint64 { return a - b }},
+	}
+	for _, sq := range seqs {
+		ins := sassInstrs(t, sq.body)
+		var sems []*Sem
+		for _, in := range ins {
+			s := DecodeSASSArch(in, sq.arch)
+			for _, o := range s.Outs {
+				if o.Node < 0 && o.Name != zeroFlag && !(sq.arch < 70 && o.Name == overflowFlag && in.Op() != "IADD3") {
+					t.Fatalf("sm_%d %s: %s is not modelled (%s)", sq.arch, in.Text, o.Name, s.Opaque)
+				}
+			}
+			sems = append(sems, s)
+		}
+		for _, c := range cases {
+			regs := map[string]uint64{
+				"R4": c[0] & m32, "R5": c[0] >> 32, "R6": c[1] & m32, "R7": c[1] >> 32, "R8": c[2] & m32, "R9": c[2] >> 32,
+			}
+			for k, s := range sems {
+				out, err := evalSem(s, regs)
+				if err != nil {
+					t.Fatalf("%s: %v", ins[k].Text, err)
+				}
+				for r, v := range out {
+					regs[r] = v
+				}
+			}
+			got := regs["R0"] | regs["R1"]<<32
+			if want := sq.want(c[0], c[1], c[2]); got != want {
+				t.Fatalf("sm_%d %q on a=%#x b=%#x c=%#x: %#x, want %#x", sq.arch, sq.body, c[0], c[1], c[2], got, want)
 			}
 		}
 	}

@@ -77,6 +77,8 @@ func TestSimplifyExact(t *testing.T) {
 			var s *Sem
 			if dialect == isa.DialectPTX {
 				s = DecodePTX(in)
+			} else if arch == "sm_52" {
+				s = DecodeSASSArch(in, 52)
 			} else {
 				s = DecodeSASS(in)
 			}
@@ -178,7 +180,28 @@ func randomSASS52(r *rand.Rand, n int) []byte {
 	for i := 0; i < n; i++ {
 		d := fmt.Sprintf("R%d", next)
 		next += 2
-		switch r.Intn(13) {
+		switch r.Intn(16) {
+		case 13, 14:
+			// A 64-bit three-operand sum: both carries in CC (CC.CF,
+			// CC.OF), a negated .X operand its complement, a 20-bit
+			// immediate sign extended.
+			neg := func() string { return []string{"", "-"}[r.Intn(2)] }
+			n0, n2 := neg(), neg()
+			imm := fmt.Sprintf("0x%x", []uint32{0xffffe, 0xfffff, 0x7ffff, 3, 0x80000}[r.Intn(5)])
+			b, bh := pick(), pick()
+			if r.Intn(2) == 0 {
+				b, bh = imm, "0xfffff"
+			}
+			lines = append(lines, fmt.Sprintf("IADD3 %s.CC, %s%s, %s, %s%s", d, n0, pick(), b, n2, pick()))
+			d2 := fmt.Sprintf("R%d", next-1)
+			lines = append(lines, fmt.Sprintf("IADD3.X %s, %s%s, %s, %s%s", d2, n0, pick(), bh, n2, pick()))
+			regs = append(regs, d2)
+		case 15:
+			// The high word of a 64-bit subtraction: IADD.X adds ~x.
+			lines = append(lines, fmt.Sprintf("IADD %s.CC, %s, -%s", d, pick(), pick()))
+			d2 := fmt.Sprintf("R%d", next-1)
+			lines = append(lines, fmt.Sprintf("IADD.X %s, %s, -%s", d2, pick(), pick()))
+			regs = append(regs, d2)
 		case 9:
 			// A 64-bit address copied through LEA .CC / LEA.HI.X P.
 			lines = append(lines, fmt.Sprintf("LEA %s.CC, %s, %s", d, pick(), pick()))
@@ -251,7 +274,21 @@ func randomSASS(r *rand.Rand, n int) []byte {
 	for i := 0; i < n; i++ {
 		d := fmt.Sprintf("R%d", next)
 		next += 2 // keep pairs apart
-		switch r.Intn(13) {
+		switch r.Intn(15) {
+		case 13, 14:
+			// A 64-bit three-operand sum: two carry predicates, both
+			// added by IADD3.X (negated low operands, complemented high
+			// ones: a - b + c).
+			n0, n2 := []string{"", "-"}[r.Intn(2)], []string{"", "-"}[r.Intn(2)]
+			c0, c2 := strings.Replace(n0, "-", "~", 1), strings.Replace(n2, "-", "~", 1)
+			lines = append(lines, fmt.Sprintf("IADD3 %s, P0, P1, %s%s, %s, %s%s", d, n0, pick(), opnd(), n2, pick()))
+			d2 := fmt.Sprintf("R%d", next-1)
+			lines = append(lines, fmt.Sprintf("IADD3.X %s, %s%s, %s, %s%s, P0, P1", d2, c0, pick(), opnd(), c2, pick()))
+			if r.Intn(2) == 0 {
+				// A carry read on its own.
+				lines = append(lines, fmt.Sprintf("SEL %s, %s, %s, P%d", d, pick(), opnd(), r.Intn(2)))
+			}
+			regs = append(regs, d2)
 		case 12:
 			// The carry of a step: x + c <u x.
 			x := pick()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/load"
 )
 
@@ -158,19 +159,32 @@ func TestNumSound(t *testing.T) {
 }
 
 // TestDomainsAgree is the differential test of the two domains on random
-// straight-line PTX integer code: for random launches (block size, kernel
-// arguments given or not), each value's concrete per-lane value
-// (LaneDomain) lies in its range over the launch (RangeDomain).
+// straight-line integer code, PTX and SASS (sm_80 and sm_52: register
+// pairs with carries, .EX and .X chains): for random launches (block
+// size, kernel arguments given or not), each value's concrete per-lane
+// value (LaneDomain) lies in its range over the launch (RangeDomain).
 func TestDomainsAgree(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	n := 300
+	n := 450
 	if *long {
-		n = 30000
+		n = 45000
 	}
+	var compared [3]int
 	for i := 0; i < n; i++ {
-		src, nargs := randomPTX(r, 30)
+		var src string
+		nargs := 0
+		opts := Options{}
+		kind := load.PTX
+		switch i % 3 {
+		case 0:
+			src, nargs = randomPTX(r, 30)
+		case 1:
+			src, kind, opts = string(randomSASS(r, 30)), load.SASS, Options{Dialect: isa.DialectSASS, Arch: "sm_80"}
+		default:
+			src, kind, opts = string(randomSASS52(r, 30)), load.SASS, Options{Dialect: isa.DialectSASS, Arch: "sm_52"}
+		}
 		fset := token.NewFileSet()
-		file, err := load.File(fset, "r.ptx", []byte(src), load.PTX)
+		file, err := load.File(fset, "r", []byte(src), kind)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, src)
 		}
@@ -178,7 +192,7 @@ func TestDomainsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Build(g, Options{})
+		f, err := Build(g, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,11 +229,18 @@ func TestDomainsAgree(t *testing.T) {
 				continue
 			}
 			nv := rng.Eval(v)
+			compared[i%3]++
 			for l, x := range lv {
 				if !nv.Contains(x) {
 					t.Fatalf("case %d: value %s = %#x in lane %d, outside its range %s\n%s", i, v, x, l, nv, src)
 				}
 			}
+		}
+	}
+	t.Logf("values compared (PTX, SASS sm_80, SASS sm_52): %v", compared)
+	for k, c := range compared {
+		if c == 0 {
+			t.Fatalf("listing kind %d compared nothing", k)
 		}
 	}
 }

@@ -211,13 +211,15 @@ func DecodeSASSArch(in *isa.Instr, arch int) *Sem {
 }
 
 // flags makes the condition code an instruction writes without modelling
-// it unknown: CC when it is a destination, and the zero flag whenever CC
-// is written (so that ISETP.X never reads a zero flag older than CC).
+// it unknown: CC when it is a destination, and the zero and overflow flags
+// whenever CC is written (so that ISETP.X never reads a zero flag, nor
+// IADD3.X an overflow flag, older than CC).
 func (d *sassDec) flags() {
-	cc, z := false, false
+	cc, z, of := false, false, false
 	for _, o := range d.s.Outs {
 		cc = cc || o.Kind == OutReg && o.Name == "CC"
 		z = z || o.Kind == OutReg && o.Name == zeroFlag
+		of = of || o.Kind == OutReg && o.Name == overflowFlag
 	}
 	if !cc {
 		for _, r := range d.in.Defs() {
@@ -234,6 +236,12 @@ func (d *sassDec) flags() {
 		d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: zeroFlag, W: 1, Node: -1})
 		if d.s.Opaque == "" {
 			d.s.Opaque = "the zero flag of " + d.in.Op()
+		}
+	}
+	if cc && !of {
+		d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: overflowFlag, W: 1, Node: -1})
+		if d.s.Opaque == "" {
+			d.s.Opaque = "the overflow flag of " + d.in.Op()
 		}
 	}
 }
@@ -697,10 +705,24 @@ func (d *sassDec) imad() {
 	}
 }
 
-// iadd3: IADD3 d[, P0[, P1]], a, b, c: d = a + b + c, P0 the carry out;
+// iadd3: IADD3 d[, P0[, P1]], a, b, c: d = a + b + c;
 // IADD3.X d[, P0], a, b, c, Pin0, Pin1: d = a + b + c + Pin0 + Pin1.
-// In a non-.X sum, -x adds ~x + 1, so that the carry is that of the
-// two's-complement subtraction.
+// Maxwell/Pascal write and read the two carries in the condition code:
+// IADD3 d.CC, a, b, c writes CC (CC.CF) and CC.OF; IADD3.X d, a, b, c
+// adds both ("both CF.OF & CF.CC are two separate carry inputs").
+//
+// In a non-.X sum, -x adds ~x + 1, so that the carries are those of the
+// two's-complement subtraction (the ISA allows no negation of both a and
+// b). In a Maxwell/Pascal .X sum -x adds ~x (the high word of a
+// subtraction, as IADD.X: "Ra + ~Sb + Carry"); a negated operand of the
+// Volta .X form is not modelled (ptxas prints ~x there).
+//
+// The two carries of a three-operand sum count how often it wraps: their
+// sum is bit 33:32 of the 34-bit total, what IADD3.X adds back to the
+// high words (a 64-bit a + b + c, a - b + c: TestIADD3PairsAgainstPTX).
+// Individually they are read as the manual's order ((a + b) + c): the
+// first is the carry of a + b, the second that of the low word of a + b
+// plus c. A lone carry out of a three-operand sum is not modelled.
 func (d *sassDec) iadd3() {
 	in := d.in
 	ss := in.Srcs
@@ -716,8 +738,11 @@ func (d *sassDec) iadd3() {
 		d.opaque(in.Op())
 		return
 	}
+	// Maxwell/Pascal: the carries in the condition code.
+	ccOut := len(in.Dsts) == 1 && strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC")
+	ccIn := x && len(ss) == 3
 	want := 3
-	if x {
+	if x && !ccIn {
 		want = 5
 	}
 	if len(ss) != want {
@@ -734,50 +759,82 @@ func (d *sassDec) iadd3() {
 		}
 		carries = append(carries, r)
 	}
-	var sum int32 = -1
-	for _, o := range ss[:3] {
+	var terms [3]int32
+	negs := 0
+	for k, o := range ss[:3] {
 		s := readSop(o)
-		var v int32
-		if s.neg && x {
+		if d.pre70 && s.kind == sImm && !s.float && s.imm < 1<<20 && s.imm&(1<<19) != 0 {
+			// Maxwell/Pascal IADD3 takes a 20-bit immediate, sign
+			// extended; cuobjdump prints its field (0xffffe: -2).
+			s.imm |= 0xfff00000
+		}
+		switch {
+		case s.neg && x && !ccIn:
 			d.opaque("IADD3.X with a negated operand")
 			return
-		}
-		if s.neg {
-			s.neg = false
-			s.inv = !s.inv
-			v = d.node(Add, 34, d.resize(d.sopVal(s, 32, false), 34, false), d.konst(34, 1))
-		} else {
-			v = d.resize(d.sopVal(s, 32, false), 34, false)
-		}
-		if sum < 0 {
-			sum = v
-		} else {
-			sum = d.node(Add, 34, sum, v)
+		case s.neg && x:
+			s.neg, s.inv = false, !s.inv
+			terms[k] = d.resize(d.sopVal(s, 32, false), 34, false)
+		case s.neg:
+			s.neg, s.inv = false, !s.inv
+			terms[k] = d.node(Add, 34, d.resize(d.sopVal(s, 32, false), 34, false), d.konst(34, 1))
+			if k < 2 {
+				negs++
+			}
+		default:
+			terms[k] = d.resize(d.sopVal(s, 32, false), 34, false)
 		}
 	}
-	if x {
+	if x && !ccIn {
 		for _, o := range ss[3:] {
-			sum = d.node(Add, 34, sum, d.resize(d.val(o, 1), 34, false))
+			terms[2] = d.node(Add, 34, terms[2], d.resize(d.val(o, 1), 34, false))
 		}
 	}
-	d.write(0, d.node(Trunc, 32, sum))
+	if ccIn {
+		for _, f := range []string{"CC", overflowFlag} {
+			terms[2] = d.node(Add, 34, terms[2], d.resize(d.input(In{Kind: InReg, Name: f, W: 1}), 34, false))
+		}
+	}
+	two := !x && negs < 2 && (len(carries) == 2 || ccOut)
+	if !two {
+		sum := d.node(Add, 34, d.node(Add, 34, terms[0], terms[1]), terms[2])
+		d.write(0, d.node(Trunc, 32, sum))
+		for i, p := range carries {
+			if p == "" {
+				continue
+			}
+			if i > 0 {
+				d.out(p, 1, -1) // the second carry of an .X sum: not modelled
+				d.s.Opaque = "the second carry of IADD3"
+				continue
+			}
+			// The carry out of the 32-bit sum (at most one when the third
+			// operand is zero; two carries otherwise are not modelled).
+			if s := readSop(ss[2]); !(s.kind == sImm && s.imm == 0 && !s.neg && !s.inv) {
+				d.out(p, 1, -1)
+				d.s.Opaque = "the carry of a three-operand IADD3"
+				continue
+			}
+			d.out(p, 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
+		}
+		return
+	}
+	// Two carries: (a + b) + c, each step below 2^33.
+	s1 := d.node(Add, 34, terms[0], terms[1])
+	lo1 := d.node(Trunc, 32, s1)
+	s2 := d.node(Add, 34, d.resize(lo1, 34, false), terms[2])
+	d.write(0, d.node(Trunc, 32, s2))
+	c0 := d.node(Trunc, 1, d.node(LShr, 34, s1, d.konst(32, 32)))
+	c1 := d.node(Trunc, 1, d.node(LShr, 34, s2, d.konst(32, 32)))
+	if ccOut {
+		d.out("CC", 1, c0)
+		d.out(overflowFlag, 1, c1)
+		return
+	}
 	for i, p := range carries {
-		if p == "" {
-			continue
+		if p != "" {
+			d.out(p, 1, []int32{c0, c1}[i])
 		}
-		if i > 0 {
-			d.out(p, 1, -1) // the second carry: not modelled
-			d.s.Opaque = "the second carry of IADD3"
-			continue
-		}
-		// The carry out of the 32-bit sum (at most one when the third
-		// operand is zero; two carries otherwise are not modelled).
-		if s := readSop(ss[2]); !(s.kind == sImm && s.imm == 0 && !s.neg && !s.inv) {
-			d.out(p, 1, -1)
-			d.s.Opaque = "the carry of a three-operand IADD3"
-			continue
-		}
-		d.out(p, 1, d.node(Trunc, 1, d.node(LShr, 34, sum, d.konst(32, 32))))
 	}
 }
 
@@ -1401,7 +1458,9 @@ func (d *sassDec) shiftOld(op string) {
 }
 
 // iaddOld: Maxwell IADD[.X] d[.CC], a, b: d = a + b (+ CC with .X); a
-// .CC destination also writes the carry CC. IADD32I likewise.
+// .CC destination also writes the carry CC. IADD32I likewise. The manual
+// reads a negated operand as ~x + 1, with .X as ~x (plus the carry), and
+// allows no negation of both operands.
 func (d *sassDec) iaddOld() {
 	in, ss := d.in, d.in.Srcs
 	x := d.mods["X"]
@@ -1409,18 +1468,27 @@ func (d *sassDec) iaddOld() {
 		d.opaque(in.Op())
 		return
 	}
+	negs := 0
 	for _, o := range ss {
-		if s := readSop(o); s.neg && x {
-			d.opaque("IADD.X with a negated operand")
-			return
+		if s := readSop(o); s.neg {
+			negs++
 		}
 	}
-	// -x adds ~x + 1, so that the carry is that of the subtraction.
+	if negs > 1 && x {
+		d.opaque(in.Op() + " with two negated operands")
+		return
+	}
+	// -x adds ~x + 1, so that the carry is that of the subtraction; with
+	// .X it adds ~x and the carry ("Ra + ~Sb + Carry": the high word of a
+	// 64-bit subtraction).
 	var sum int32 = -1
 	for _, o := range ss {
 		s := readSop(o)
 		var v int32
-		if s.neg {
+		if s.neg && x {
+			s.neg, s.inv = false, !s.inv
+			v = d.resize(d.sopVal(s, 32, false), 34, false)
+		} else if s.neg {
 			s.neg, s.inv = false, !s.inv
 			v = d.node(Add, 34, d.resize(d.sopVal(s, 32, false), 34, false), d.konst(34, 1))
 		} else {
@@ -1450,6 +1518,13 @@ func (d *sassDec) iaddOld() {
 // ISETP.X reads beside CC's carry. Every instruction that writes CC writes
 // it (unknown where not modelled: DecodeSASS).
 const zeroFlag = "CC.Z"
+
+// overflowFlag names the condition code's second carry, CC.OF: the
+// overflow flag, which IADD3 .CC sets to the second carry of a
+// three-operand sum and IADD3.X adds beside CC (Maxwell's IADD3 manual
+// entry). Every instruction that writes CC writes it (unknown where not
+// modelled: DecodeSASS), so that IADD3.X never reads a stale one.
+const overflowFlag = "CC.OF"
 
 // imulOld: Maxwell/Pascal IMUL[32I][.ta.tb][.HI] d, a, b: the low 32
 // bits of a * b (the same for every signedness), or with .HI the high 32
