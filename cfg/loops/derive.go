@@ -228,10 +228,21 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 			continue
 		}
 		br := b.Last()
-		if br == nil || cfg.FlowKind(br) != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "" {
+		if br == nil {
 			continue
 		}
-		// Which side stays in the loop?
+		// A SASS "@P0 BRA P1, L" is an indirect branch to L and the next
+		// instruction whose condition is both predicates (cond); every
+		// other exit test is a guarded branch, exit or return.
+		cond := a.f.BranchCond(br)
+		if cond == nil && (cfg.FlowKind(br) != isa.KindBranch && br.Kind != isa.KindExit && br.Kind != isa.KindReturn || br.Guard.Reg == "") {
+			continue
+		}
+		if cond != nil && len(b.Succs) != 2 {
+			continue
+		}
+		// Which side stays in the loop? (Succs[0] is the taken side:
+		// the label, also of a branch with a condition beyond its guard.)
 		var stayTaken, stayFall, leaves bool
 		for i, e := range b.Succs {
 			in := e.To != g.Exit && l.Contains(e.To)
@@ -245,21 +256,30 @@ func (a *analysis) derive(l *cfg.Loop) *Derivation {
 				stayFall = true
 			}
 		}
-		if !leaves || stayTaken == stayFall || cfg.FlowKind(br) != isa.KindBranch && !stayFall {
+		if !leaves || stayTaken == stayFall || cfg.FlowKind(br) != isa.KindBranch && cond == nil && !stayFall {
 			continue
 		}
 		if !a.everyIteration(l, b) {
 			notes = append(notes, fmt.Sprintf("the exit test at %s is not executed in every iteration", a.lineOf(br)))
 			continue
 		}
-		gv := a.f.Guard(br)
-		if gv == nil {
-			continue
-		}
-		// Taken when the guard holds (negated: when it does not).
-		stay := gv
-		if stayTaken == br.Guard.Neg {
-			stay = a.f.Op(values.Not, 1, gv)
+		var stay *values.Value
+		if cond != nil {
+			// Taken when cond holds.
+			stay = cond
+			if !stayTaken {
+				stay = a.f.Op(values.Not, 1, cond)
+			}
+		} else {
+			gv := a.f.Guard(br)
+			if gv == nil {
+				continue
+			}
+			// Taken when the guard holds (negated: when it does not).
+			stay = gv
+			if stayTaken == br.Guard.Neg {
+				stay = a.f.Op(values.Not, 1, gv)
+			}
 		}
 		a.multiEntry = false
 		c, why := a.candidateOf(l, stay, br)

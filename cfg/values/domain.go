@@ -91,6 +91,77 @@ func (f *Func) Guard(in *isa.Instr) *Value {
 	return nil
 }
 
+// BranchCond returns the condition under which a SASS branch with a
+// predicate operand beyond its guard ("@P0 BRA P1, L", "@!P0 BRA !P2, L":
+// taken when the guard and the operand hold) goes to its label L, as a
+// 1-bit value; nil for every other instruction, for the forms whose
+// condition is not a predicate (BRA.DIV, BRA.CONV, "BRA CC.NEU, L"), and
+// when in is unreachable. The front end makes such a branch an indirect
+// branch to L and the next instruction (cfg/sass), so that no consumer
+// reads its guard alone as its condition; this is its exact condition for
+// those that read it here.
+func (f *Func) BranchCond(in *isa.Instr) *Value {
+	ii := f.info[in]
+	o, ok := branchPredOperand(f.Dialect, in)
+	if ii == nil || !ok {
+		return nil
+	}
+	var c *Value
+	switch {
+	case len(o.Regs) == 1 && o.Regs[0] == "PT":
+		c = f.Const(1, 1) // "BRA !PT" is handled below: never taken
+		if o.Neg {
+			c = f.Const(1, 0)
+		}
+	case ii.cond != nil:
+		c = ii.cond
+		if o.Neg {
+			c = f.Op(Not, 1, c)
+		}
+	default:
+		return nil
+	}
+	if ii.guard != nil {
+		g := ii.guard
+		if in.Guard.Neg {
+			g = f.Op(Not, 1, g)
+		}
+		c = f.Op(And, 1, g, c)
+	}
+	return c
+}
+
+// branchPredOperand returns the predicate operand of a SASS BRA with a
+// condition beyond its guard (the only register operand of a BRA that is
+// not .DIV or .CONV: P0–P6, UP0–UP6, PT), and whether there is one.
+func branchPredOperand(d isa.Dialect, in *isa.Instr) (isa.Operand, bool) {
+	if d != isa.DialectSASS || in.Kind != isa.KindIndirectBranch || in.Opcode != "BRA" || in.HasMod("DIV") || in.HasMod("CONV") {
+		return isa.Operand{}, false
+	}
+	var found isa.Operand
+	n := 0
+	for _, o := range in.Srcs {
+		if o.Kind == isa.OpReg {
+			found = o
+			n++
+		}
+		if o.Kind == isa.OpSpecial {
+			return isa.Operand{}, false // CC.NEU: a condition code
+		}
+	}
+	if n != 1 || len(found.Regs) > 1 || len(found.Regs) == 0 && !found.Neg {
+		return isa.Operand{}, false
+	}
+	if len(found.Regs) == 0 { // "!PT" parses with no register read
+		found.Regs = []string{"PT"}
+	}
+	r := found.Regs[0]
+	if r != "PT" && !isPredName(r) {
+		return isa.Operand{}, false
+	}
+	return found, true
+}
+
 // Sem returns the decoded semantics of in, or nil when in is unreachable.
 func (f *Func) Sem(in *isa.Instr) *Sem {
 	if ii := f.info[in]; ii != nil {

@@ -54,6 +54,10 @@ type instrInfo struct {
 	reads []*Value // the values of the registers in.Uses() names, as read
 	outs  []*Value // per Sem output: the value written (after the guard)
 	guard *Value   // the guard predicate as read (before negation), nil when unguarded
+	// cond: for a SASS branch with a condition beyond its guard ("@P0 BRA
+	// P1, L"), the predicate operand as read (before negation); nil
+	// otherwise (BranchCond).
+	cond  *Value
 	block *cfg.Block
 	// locs: the variables (registers, cells) the instruction reads and
 	// writes, for the uniformity analysis.
@@ -511,6 +515,10 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 		g := f.regName(in, in.Guard.Reg)
 		ii.guard = f.readVar(in, g, blk, 1)
 		ii.uses = append(ii.uses, g)
+	}
+	if o, ok := branchPredOperand(f.Dialect, in); ok && len(o.Regs) == 1 && o.Regs[0] != "PT" {
+		r := f.regName(in, o.Regs[0])
+		ii.cond = f.readVar(in, r, blk, 1)
 	}
 	// Nodes.
 	nodes := make([]*Value, len(s.Nodes))
