@@ -97,23 +97,37 @@ func (f *Func) deriveSpans(stores []*isa.Instr) map[*isa.Instr]span {
 				sp = span{all: true}
 				break
 			}
-			p := ra.point(ii.block)
-			lo, hi, good := p.offset(ii.ins[o.Base], frame, sets)
-			if good {
-				lo, good = addOK64(lo, o.Off)
-			}
-			if good {
-				hi, good = addOK64(hi, o.Off+int64(o.W)/8)
-			}
-			if !good {
-				sp = span{all: true}
+			a := f.spanOf(ra, ii, ii.ins[o.Base], o.Off, o.W, frame, sets)
+			if a.all {
+				sp = a
 				break
 			}
-			sp = sp.join(span{lo: lo, hi: hi})
+			sp = sp.join(a)
 		}
 		out[in] = sp
 	}
 	return out
+}
+
+// accessSpan is the bytes of frame an access of w bits at addr + off by
+// the instruction of ii may touch, derived from the current values.
+func (f *Func) accessSpan(ra *rangeAnalysis, ii *instrInfo, addr *Value, off int64, w uint8, frame string) span {
+	return f.spanOf(ra, ii, addr, off, w, frame, f.frameSet)
+}
+
+func (f *Func) spanOf(ra *rangeAnalysis, ii *instrInfo, addr *Value, off int64, w uint8, frame string, sets map[*Value]string) span {
+	p := ra.point(ii.block)
+	lo, hi, good := p.offset(addr, frame, sets)
+	if good {
+		lo, good = addOK64(lo, off)
+	}
+	if good {
+		hi, good = addOK64(hi, off+max(int64(w)/8, 1))
+	}
+	if !good {
+		return span{all: true}
+	}
+	return span{lo: lo, hi: hi}
 }
 
 func addOK64(a, b int64) (int64, bool) {
@@ -130,7 +144,7 @@ func (f *Func) clobberSpan(in *isa.Instr, blk *cfg.Block, frame string, sp span)
 	for _, c := range f.cellsOf[frame] {
 		if c.off < sp.hi && sp.lo < c.end {
 			old := f.b.read(c.name, blk, 8*int(c.end-c.off))
-			f.b.write(c.name, blk, f.opaque(in, 8*int(c.end-c.off), "a store to a local array element that may be this variable", old))
+			f.b.write(c.name, blk, f.staleCell(in, 8*int(c.end-c.off), "a store to a local array element that may be this variable", old))
 		}
 	}
 }
@@ -206,6 +220,53 @@ func decompose(cs []cond, g *Value, truth bool, depth int) []cond {
 		return decompose(cs, g.Args[1], truth, depth+1)
 	case g.Code.IsCompare():
 		return append(cs, cond{code: g.Code, a: g.Args[0], b: g.Args[1], truth: truth})
+	case g.Code == Or && g.W == 1 && truth:
+		// A .EX chain hp <u hq || hp == hq && lp <u lq (or <=u) with hq
+		// = 0: hp <u 0 is false, so hp == 0 and lp <u lq (a 64-bit
+		// counter below a bound under 2^32, split into two words).
+		for i := 0; i < 2; i++ {
+			h, rest := g.Args[i], g.Args[1-i]
+			if h.Kind != VOp || h.Code != ULt || rest.Kind != VOp || rest.Code != And || rest.W != 1 {
+				continue
+			}
+			if c, ok := h.Args[1].IsConst(); !ok || c != 0 {
+				continue
+			}
+			hp := h.Args[0]
+			for j := 0; j < 2; j++ {
+				eq, lc := rest.Args[j], rest.Args[1-j]
+				if eq.Kind != VOp || eq.Code != Eq || lc.Kind != VOp || lc.Code != ULt && lc.Code != ULe {
+					continue
+				}
+				if !(eq.Args[0] == hp && eq.Args[1] == h.Args[1] || eq.Args[1] == hp && eq.Args[0] == h.Args[1]) {
+					continue
+				}
+				cs = append(cs, cond{code: Eq, a: hp, b: h.Args[1], truth: true})
+				return append(cs, cond{code: lc.Code, a: lc.Args[0], b: lc.Args[1], truth: true})
+			}
+		}
+	}
+	return cs
+}
+
+// edgeConds adds to cs the comparison the branch ending from decides
+// along its edge into to (none when from is not a two-way branch with
+// two distinct successors).
+func (r *rangeAnalysis) edgeConds(cs []cond, from, to *cfg.Block) []cond {
+	if from == nil || from.Kind != cfg.BlockIf || len(from.Succs) != 2 || from.Succs[0].To == from.Succs[1].To {
+		return cs
+	}
+	for _, e := range from.Succs {
+		if e.To != to {
+			continue
+		}
+		br := from.Last()
+		g := r.f.Guard(br)
+		if g == nil {
+			return cs
+		}
+		truth := (e.Kind == cfg.EdgeTaken) != br.Guard.Neg
+		return decompose(append([]cond(nil), cs...), g, truth, 0)
 	}
 	return cs
 }
@@ -224,6 +285,14 @@ func (r *rangeAnalysis) point(blk *cfg.Block) *pointEval {
 	if blk != nil {
 		p.conds = r.condsAt(blk)
 	}
+	return p
+}
+
+// edgePoint evaluates values along the edge from -> to: at the end of
+// from, with the comparison its branch decides along the edge.
+func (r *rangeAnalysis) edgePoint(from, to *cfg.Block) *pointEval {
+	p := r.point(from)
+	p.conds = r.edgeConds(p.conds, from, to)
 	return p
 }
 
@@ -374,12 +443,12 @@ func (r *rangeAnalysis) invariant(phi *Value) Num {
 			back = append(back, i)
 			continue
 		}
-		init = Join(init, r.point(pred).eval(a))
+		init = Join(init, r.edgePoint(pred, phi.Block).eval(a))
 	}
 	step := func(x Num) Num {
 		n := init
 		for _, i := range back {
-			p := r.point(phi.Preds[i])
+			p := r.edgePoint(phi.Preds[i], phi.Block)
 			p.over[phi] = x
 			n = Join(n, p.eval(phi.Args[i]))
 		}

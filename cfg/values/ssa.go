@@ -62,6 +62,12 @@ type instrInfo struct {
 	// locs: the variables (registers, cells) the instruction reads and
 	// writes, for the uniformity analysis.
 	uses, defs []string
+	// inCells: per input, the cell a load or parameter read returns ("":
+	// none), for the check of cells holding frame addresses.
+	inCells []string
+	// data: per memory output, the value stored (before the guard), nil
+	// when not modelled.
+	data []*Value
 }
 
 type cellRef struct {
@@ -174,12 +180,58 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 		return nil, err
 	}
 	f.finishValues()
-	if f.hasFrameAccess() {
-		f.frameCells()
+	if !f.hasFrameAccess() {
+		return f, nil
 	}
-	// Pass 2 and on: with the frame cells; stores through computed frame
-	// addresses clobber the spans assumed for them (spans.go), until the
-	// spans derived from the values lie inside the assumed ones.
+	// Then the frame cells, decided from the values of the last build,
+	// until the decisions give back the values they were made from (frame
+	// addresses kept in cells are followed once the cells are read,
+	// frame.go); rounds without a fixpoint fall back to every stored frame
+	// address escaping, decided from the values of pass 1.
+	spill := f.allCallsInlined()
+	escaped := map[string]bool{}
+	var prev *frameDecisions
+	for round := 0; ; round++ {
+		if round == maxFrameRounds {
+			f.reset()
+			if err := f.build(); err != nil {
+				return nil, err
+			}
+			f.finishValues()
+			f.frameCells(false, false, nil)
+			if err := f.buildSpans(); err != nil {
+				return nil, err
+			}
+			break
+		}
+		f.frameCells(spill, round == 0, escaped)
+		for fr := range f.escaped {
+			escaped[fr] = true
+		}
+		cur := f.decisions()
+		if prev != nil && cur.equal(prev) {
+			break // the values of the last build are those of cur
+		}
+		prev = cur
+		if err := f.buildSpans(); err != nil {
+			return nil, err
+		}
+		if !spill {
+			break // decided from pass 1 alone, as before
+		}
+	}
+	return f, nil
+}
+
+// maxFrameRounds bounds the rounds of frame-cell decisions.
+const maxFrameRounds = 6
+
+// buildSpans builds the values with the current frame cells; stores
+// through computed frame addresses clobber the spans assumed for them
+// (spans.go), until the spans derived from the values lie inside the
+// assumed ones.
+func (f *Func) buildSpans() error {
+	f.spans = nil
 	stores := f.spanStores()
 	if len(stores) > 0 && f.frameOK {
 		f.spans = map[*isa.Instr]span{}
@@ -190,11 +242,11 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 	for round := 0; ; round++ {
 		f.reset()
 		if err := f.build(); err != nil {
-			return nil, err
+			return err
 		}
 		f.finishValues()
 		if f.spans == nil {
-			break
+			return nil
 		}
 		next := f.deriveSpans(stores)
 		done := true
@@ -205,13 +257,71 @@ func Build(g *cfg.Graph, opts Options) (*Func, error) {
 			}
 		}
 		if done {
-			break
+			return nil
 		}
 		if round+1 >= maxSpanRounds {
 			f.spans = nil // every such store clobbers its whole frame
 		}
 	}
-	return f, nil
+}
+
+// allCallsInlined reports whether every call of the function is followed
+// by its callee's body (a call that is not may keep a frame address the
+// analysis does not see).
+func (f *Func) allCallsInlined() bool {
+	for in := range f.info {
+		if (in.Kind == isa.KindCall || in.Kind == isa.KindIndirectCall) && !(f.opts.Inlined != nil && f.opts.Inlined.Calls[in]) {
+			return false
+		}
+	}
+	return true
+}
+
+// frameDecisions is what frameCells decided: the values built under them
+// are those of a fixpoint when the next decisions are the same.
+type frameDecisions struct {
+	ok      bool
+	escaped map[string]bool
+	loads   map[frameKey]string
+	outs    map[*isa.Instr][]string
+	clobber map[*isa.Instr]string
+}
+
+func (f *Func) decisions() *frameDecisions {
+	return &frameDecisions{ok: f.frameOK, escaped: f.escaped, loads: f.frameLoads, outs: f.frameOut, clobber: f.clobber}
+}
+
+func (d *frameDecisions) equal(e *frameDecisions) bool {
+	if d.ok != e.ok || len(d.escaped) != len(e.escaped) || len(d.loads) != len(e.loads) || len(d.outs) != len(e.outs) || len(d.clobber) != len(e.clobber) {
+		return false
+	}
+	for k := range d.escaped {
+		if !e.escaped[k] {
+			return false
+		}
+	}
+	for k, v := range d.loads {
+		if e.loads[k] != v {
+			return false
+		}
+	}
+	for k, v := range d.clobber {
+		if w, ok := e.clobber[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k, v := range d.outs {
+		w, ok := e.outs[k]
+		if !ok || len(w) != len(v) {
+			return false
+		}
+		for i := range v {
+			if v[i] != w[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // DialectOf tells PTX from SASS by the case of the opcodes.
@@ -233,7 +343,7 @@ func (f *Func) reset() {
 	f.ops = map[opKey]*Value{}
 	f.leaves = nil
 	for _, ii := range f.info {
-		ii.ins, ii.outs, ii.guard, ii.uses, ii.defs, ii.reads = nil, nil, nil, nil, nil, nil
+		ii.ins, ii.outs, ii.guard, ii.uses, ii.defs, ii.reads, ii.inCells, ii.data = nil, nil, nil, nil, nil, nil, nil, nil
 	}
 }
 
@@ -567,6 +677,12 @@ func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
 			ii.outs[k] = x
 			ii.defs = append(ii.defs, o.Name)
 		case OutMem:
+			if o.Node >= 0 {
+				if ii.data == nil {
+					ii.data = make([]*Value, len(s.Outs))
+				}
+				ii.data[k] = f.resize(in, nodes[o.Node], int(o.W), false)
+			}
 			cell := f.storeCell(in, s, k, o)
 			if cell == "" {
 				if fr, ok := f.clobber[in]; ok && f.frameOK {
@@ -728,15 +844,29 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 		}
 		return f.constBank(in, x)
 	case InParam:
-		return f.paramIn(in, blk, x)
+		n := len(ii.uses)
+		v := f.paramIn(in, blk, x)
+		if len(ii.uses) > n {
+			ii.setInCell(k, len(s.Ins), ii.uses[len(ii.uses)-1])
+		}
+		return v
 	case InMem:
 		if cell := f.loadCell(in, s, k); cell != "" {
+			ii.setInCell(k, len(s.Ins), cell)
 			ii.uses = append(ii.uses, cell)
 			return f.readVar(in, cell, blk, w)
 		}
 		return f.opaque(in, w, loadWhy(x))
 	}
 	return f.opaque(in, w, "an input the analysis does not read")
+}
+
+// setInCell records that input k (of n) reads cell.
+func (ii *instrInfo) setInCell(k, n int, cell string) {
+	if ii.inCells == nil {
+		ii.inCells = make([]string, n)
+	}
+	ii.inCells[k] = cell
 }
 
 func loadWhy(x In) string {
@@ -960,6 +1090,9 @@ func (f *Func) finishValues() {
 		}
 		for i := range ii.outs {
 			ii.outs[i] = resolve(ii.outs[i])
+		}
+		for i := range ii.data {
+			ii.data[i] = resolve(ii.data[i])
 		}
 		for i := range ii.reads {
 			ii.reads[i] = resolve(ii.reads[i])

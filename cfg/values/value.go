@@ -43,6 +43,9 @@ type Value struct {
 	fwd   *Value   // a trivial phi replaced by this value
 	users []*Value // phis using this value, during construction
 	bank  bool     // VOpaque: a constant-bank word (ConstantBank)
+	// stale, for a VOpaque: a cell's content after a store the analysis
+	// does not place (it may still be the old content, the last of Args).
+	stale bool
 }
 
 // ConstantBank reports whether v is an opaque constant-bank word (a SASS
