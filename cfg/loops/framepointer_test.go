@@ -176,3 +176,71 @@ func TestFramePointerPassedToHelper(t *testing.T) {
 		}
 	}
 }
+
+// framePointerSlotKernel keeps &i in two frame slots (ptrs[0], ptrs[1] at
+// offsets 16 and 24), reloads one through access, and halves i through
+// it before i++: i never reaches 10, the loop does not end.
+func framePointerSlotKernel(access string) string {
+	return frameHead + `
+.visible .entry k(.param .u32 k_param_0, .param .u64 k_param_1)
+{
+	.local .align 8 .b8 __local_depot0[64];
+	.reg .b64 %SP;
+	.reg .b64 %SPL;
+	.reg .b64 %rd<16>;
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	mov.u64 %SPL, __local_depot0;
+	cvta.local.u64 %SP, %SPL;
+	ld.param.u32 %r1, [k_param_0];
+	ld.param.u64 %rd9, [k_param_1];
+	mov.u32 %r2, 0;
+	st.u32 [%SP+0], %r2;
+	add.u64 %rd1, %SP, 0;
+	st.u64 [%SP+16], %rd1;
+	st.u64 [%SP+24], %rd1;
+	and.b32 %r4, %r1, 1;
+	mul.wide.u32 %rd2, %r4, 8;
+	add.s64 %rd3, %SP, %rd2;
+$L_head:
+	ld.u32 %r3, [%SP+0];
+	setp.ge.s32 %p1, %r3, 10;
+	@%p1 bra $L_exit;
+` + access + `
+	ld.u32 %r5, [%rd4];
+	shr.s32 %r6, %r5, 1;
+	st.u32 [%rd4], %r6;
+	ld.u32 %r7, [%SP+0];
+	add.s32 %r8, %r7, 1;
+	st.u32 [%SP+0], %r8;
+	bra.uni $L_head;
+$L_exit:
+	ret;
+}
+`
+}
+
+// TestFramePointerUnplacedReload: a frame address kept in a slot and read
+// back at an offset the analysis does not know (ptrs[n & 1]) or after a
+// store it does not place may overwrite the slot (ptrs[n & 1] = global,
+// leaving &i in ptrs[0] when n is odd) is not followed: the store through
+// it may write i, whose loop does not end, so no bound is derived. (Taking
+// the reloaded value for an address outside the frame would bound the
+// loop by 11.)
+func TestFramePointerUnplacedReload(t *testing.T) {
+	for name, access := range map[string]string{
+		"unknown offset": "\tld.u64 %rd4, [%rd3+16];",
+		"overwritten":    "\tst.u64 [%rd3+16], %rd9;\n\tld.u64 %rd4, [%SP+16];",
+	} {
+		max, why := frameBounds(t, "slot.ptx", framePointerSlotKernel(access), 7)
+		if len(max) != 1 || max[0] >= 0 {
+			t.Errorf("%s: bounds %v (%q), want none", name, max, why)
+		}
+	}
+	// The slot read back at its own offset: &i, the store halves i, and
+	// the loop does not end either.
+	max, why := frameBounds(t, "slot.ptx", framePointerSlotKernel("\tld.u64 %rd4, [%SP+24];"), 7)
+	if len(max) != 1 || max[0] >= 0 {
+		t.Errorf("exact slot: bounds %v (%q), want none", max, why)
+	}
+}
