@@ -561,6 +561,8 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 		var nr rec
 		if step := a.stepOf(x, v, l); step != nil {
 			nr = rec{kind: recAdd, step: step, w: v.W}
+		} else if step := a.pairStepOf(x, v, l); step != nil {
+			nr = rec{kind: recAdd, step: step, w: v.W}
 		}
 		switch {
 		case nr.step != nil:
@@ -1771,6 +1773,9 @@ func (d *Derivation) evalUncached(env Env, depth int, memo *evalMemo) (int64, st
 	var first error
 	for _, c := range d.cands {
 		v, err := e.eval(c)
+		if err == nil && v < 0 {
+			err = fmt.Errorf("the count %d is negative (an overflow)", v)
+		}
 		if err != nil {
 			if first == nil {
 				first = fmt.Errorf("exit test at %s: %w", a.lineOf(c.at), err)
@@ -2061,7 +2066,7 @@ func (e *evaluator) ordered(c *candidate) (int64, error) {
 		if dhi <= 0 {
 			k = 0
 		} else {
-			k = (dhi + minMag - 1) / minMag
+			k = (dhi-1)/minMag + 1 // ceil(dhi / minMag); dhi + minMag - 1 may overflow
 		}
 	case "le", "ge":
 		if up {

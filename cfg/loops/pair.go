@@ -197,6 +197,57 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 	return rec{kind: recAdd, start: start, step: step, w: 64}, ""
 }
 
+// pairStepOf returns the 64-bit step s when x, the value a 64-bit phi v
+// takes on a back edge, is v + s computed in words: x = pair(lo, hi) with
+// lo = trunc(v) + q1 + ..., hi = (v >> 32) + carries + r, q and r
+// invariant in l (clang -O0 adds a 64-bit frame slot's words to a
+// product's words): s = q1 + ... + r << 32. nil when x is no such sum.
+func (a *analysis) pairStepOf(x, v *values.Value, l *cfg.Loop) *values.Value {
+	if v.W != 64 {
+		return nil
+	}
+	lo, hi, ok := asPair(x)
+	if !ok {
+		return nil
+	}
+	f := a.f
+	vlo := f.Op(values.Trunc, 32, v)
+	vhi := f.Op(values.Trunc, 32, f.Op(values.LShr, 64, v, f.Const(32, 32)))
+	var qs []*values.Value
+	rest := hi
+	for lo != vlo && len(qs) < maxPairChain {
+		p, q, r, ok := a.splitCarry(lo, rest, func(_, q *values.Value) bool { return a.invariant(q, l) })
+		if !ok {
+			return nil
+		}
+		qs = append(qs, q)
+		lo, rest = p, r
+	}
+	if lo != vlo || len(qs) == 0 {
+		return nil
+	}
+	var rs []*values.Value
+	seen := false
+	for _, t := range addends(rest) {
+		if t == vhi && !seen {
+			seen = true
+			continue
+		}
+		if !a.invariant(t, l) {
+			return nil
+		}
+		rs = append(rs, t)
+	}
+	if !seen {
+		return nil
+	}
+	st := f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32))
+	for _, q := range qs {
+		st = f.Op(values.Add, 64, st, f.Op(values.ZExt, 64, q))
+	}
+	return st
+}
+
 // pair64Compare reads a .EX comparison chain as a 64-bit comparison
 // (values.Func.Compare64).
 func (a *analysis) pair64Compare(c *values.Value) (code values.Code, x, y *values.Value, ok bool) {

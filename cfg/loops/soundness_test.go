@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"math/rand"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -435,9 +436,46 @@ type executor struct {
 	target  []int
 	vals    [][]uint64
 	ins     [][]uint64
+	// layout, for SASS, maps constant-bank words to the launch.
+	layout *values.Layout
 }
 
-func newExecutor(g *cfg.Graph) *executor {
+// newSASSExecutor is newExecutor for a SASS function of architecture
+// arch (sm_52, sm_80): instructions decoded by DecodeSASSArch, constant-
+// bank words read from the launch by the architecture's layout.
+func newSASSExecutor(g *cfg.Graph, arch string) *executor {
+	n, _ := strconv.Atoi(strings.TrimPrefix(arch, "sm_"))
+	ex := newExecutorWith(g, func(in *isa.Instr) *values.Sem { return values.DecodeSASSArch(in, n) })
+	ex.layout = values.LayoutFor(arch, g.Func)
+	return ex
+}
+
+// constWord is the constant-bank word c[0][off] at launch l.
+func (ex *executor) constWord(l pass.Launch, x values.In) uint64 {
+	lay := ex.layout
+	for i := 0; i < 3; i++ {
+		if x.Off == lay.Ntid[i] {
+			return uint64(l.Block[i])
+		}
+		if x.Off == lay.Nctaid[i] {
+			return uint64(l.Grid[i])
+		}
+	}
+	var v uint64
+	for b := int64(0); b < int64(x.W)/8; b++ {
+		o := x.Off + b - lay.ParamBase
+		for _, p := range lay.Params {
+			if o >= p.Off && o < p.Off+p.Size {
+				v |= (uint64(l.Args[p.Name]) >> (8 * uint(o-p.Off)) & 0xff) << (8 * uint(b))
+			}
+		}
+	}
+	return v
+}
+
+func newExecutor(g *cfg.Graph) *executor { return newExecutorWith(g, values.DecodePTX) }
+
+func newExecutorWith(g *cfg.Graph, decode func(*isa.Instr) *values.Sem) *executor {
 	n := len(g.Func.Instrs)
 	ex := &executor{g: g, fn: g.Func, reg: map[string]int{}, sems: make([]*values.Sem, n), blockAt: make([]*cfg.Block, n),
 		loopAt: make([]int, n), inReg: make([][]int, n), outReg: make([][]int, n), guard: make([]int, n), target: make([]int, n),
@@ -450,7 +488,7 @@ func newExecutor(g *cfg.Graph) *executor {
 		return len(ex.reg) - 1
 	}
 	for i, in := range g.Func.Instrs {
-		s := values.DecodePTX(in)
+		s := decode(in)
 		ex.sems[i] = s
 		ex.vals[i] = make([]uint64, len(s.Nodes))
 		ex.ins[i] = make([]uint64, len(s.Ins))
@@ -541,6 +579,8 @@ func (ex *executor) run(l pass.Launch, tid [3]uint64, ctaid uint64) ([]int64, []
 				ins[k] = special[x.Name]
 			case values.InParam:
 				ins[k] = args(x)
+			case values.InConst:
+				ins[k] = ex.constWord(l, x)
 			case values.InFrame:
 				ins[k] = frame
 			case values.InMem:
