@@ -89,9 +89,12 @@ type rec struct {
 	kind        recKind
 	start, step *values.Value
 	shift       int
-	arith       bool
-	w           int
-	ext         values.Code
+	// div, for recShr: the value is divided by div (>= 3, not a power
+	// of two) in every iteration instead of shifted by shift.
+	div   uint64
+	arith bool
+	w     int
+	ext   values.Code
 }
 
 func (r rec) invariant() bool {
@@ -587,12 +590,17 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 		case sdivOf(x, v) > 0:
 			// v / 2^k (signed, rounding towards zero): v >> k while v >= 0.
 			nr = rec{kind: recShr, shift: sdivOf(x, v), arith: true, w: v.W}
-		case x.Kind == values.VOp && x.Code == values.UDiv && x.Args[0] == v:
-			c, ok := x.Args[1].IsConst()
-			if !ok || c < 2 || c&(c-1) != 0 {
-				return rec{}, fmt.Sprintf("%s is divided by %s, not a power of two", a.name(v), a.pretty(x.Args[1]))
+		case divided(x, v):
+			// v / d for a constant d: udiv, sdiv, or the multiply-high
+			// forms proved equal to them (divconst.go).
+			d, sgn, _ := divByConst(x, v)
+			if d&(d-1) == 0 {
+				nr = rec{kind: recShr, shift: bits.TrailingZeros64(d), arith: sgn, w: v.W}
+			} else {
+				nr = rec{kind: recShr, div: d, arith: sgn, w: v.W}
 			}
-			nr = rec{kind: recShr, shift: bits.TrailingZeros64(c), w: v.W}
+		case x.Kind == values.VOp && (x.Code == values.UDiv || x.Code == values.SDiv) && x.Args[0] == v:
+			return rec{}, fmt.Sprintf("%s is divided by %s, not a constant of at least 2", a.name(v), a.pretty(x.Args[1]))
 		case x == v:
 			return rec{}, fmt.Sprintf("%s does not change on some path around the loop", a.name(v))
 		case a.branchPhi(x, v, l):
@@ -605,7 +613,7 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 			}
 			return rec{}, fmt.Sprintf("%s is not stepped by an invariant amount in every iteration (it becomes %s)", a.name(v), a.pretty(x))
 		}
-		if set && (nr.kind != r.kind || nr.step != r.step || nr.shift != r.shift || nr.arith != r.arith) {
+		if set && (nr.kind != r.kind || nr.step != r.step || nr.shift != r.shift || nr.div != r.div || nr.arith != r.arith) {
 			return rec{}, fmt.Sprintf("%s is stepped differently on different paths", a.name(v))
 		}
 		r, set = nr, true
@@ -1136,6 +1144,9 @@ func (a *analysis) recText(r rec) string {
 		}
 	case recShr:
 		s = fmt.Sprintf("%s >> %d·k", a.pretty(r.start), r.shift)
+		if r.div != 0 {
+			s = fmt.Sprintf("%s / %d^k", a.pretty(r.start), r.div)
+		}
 	case recShl:
 		s = fmt.Sprintf("%s << %d·k", a.pretty(r.start), r.shift)
 	}
@@ -1162,6 +1173,9 @@ func (c *candidate) text() string {
 	r := c.iv
 	switch r.kind {
 	case recShr:
+		if r.div != 0 {
+			return fmt.Sprintf("log%d(%s / %s) + 2", r.div, p(r.start), p(c.lim))
+		}
 		if r.shift == 1 {
 			return fmt.Sprintf("log2(%s / %s) + 2", p(r.start), p(c.lim))
 		}
@@ -2182,9 +2196,10 @@ func modInverse(x uint64, w int) uint64 {
 	return inv & values.Mask(w)
 }
 
-// geometricDown: x_k = S >> (c·k); the loop stays while x > L, x >= L or
-// x != 0: K = floor(log2(floor(S / T)) / c) + 1 for the smallest T a
-// staying value reaches (T = L+1, L, 1), 0 when S < T.
+// geometricDown: x_k = S >> (c·k) (or floor(S / d^k)); the loop stays
+// while x > L, x >= L or x != 0: K = floor(log2(floor(S / T)) / c) + 1
+// (floor(log_d(floor(S / T))) + 1) for the smallest T a staying value
+// reaches (T = L+1, L, 1), 0 when S < T.
 func (e *evaluator) geometricDown(c *candidate) (int64, error) {
 	r := c.iv
 	if err := e.unfollowed(c.lim, r.start); err != nil {
@@ -2235,7 +2250,11 @@ func (e *evaluator) geometricDown(c *candidate) (int64, error) {
 	}
 	q := smaxv / t
 	k := int64(0)
-	if q >= 1 {
+	switch {
+	case r.div != 0:
+		// x_k = floor(S / d^k) >= T iff d^k <= floor(S / T).
+		k = divSteps(q, r.div)
+	case q >= 1:
 		k = int64(bits.Len64(q)-1)/int64(r.shift) + 1
 	}
 	return k + 1, nil

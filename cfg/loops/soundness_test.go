@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"go/token"
+	"math/big"
 	"math/rand"
 	"os"
 	"strconv"
@@ -43,7 +44,7 @@ func TestDerivationSound(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(7))
 	const launchesPerKernel = 25
-	checked, bounded := 0, 0
+	checked, bounded, divBounded := 0, 0, 0
 	start := time.Now()
 	done := 0
 	for done < cases {
@@ -52,8 +53,12 @@ func TestDerivationSound(t *testing.T) {
 			break
 		}
 		src := randomLoopKernel(r)
-		if r.Intn(3) == 0 {
+		div := false
+		switch r.Intn(6) {
+		case 0, 1:
 			src = randomUnrolledKernel(r)
+		case 2:
+			src, div = randomDivKernel(r), true
 		}
 		fset := token.NewFileSet()
 		file, err := ptx.ParseFile(fset, "rand.ptx", []byte(src), 0)
@@ -86,6 +91,9 @@ func TestDerivationSound(t *testing.T) {
 						continue
 					}
 					bounded++
+					if div {
+						divBounded++
+					}
 					n := counts[li]
 					if capped[li] && lb.Bound.Max <= maxSteps {
 						t.Fatalf("UNSOUND: loop %d (line %d) runs more than %d header executions per entry, derived bound %d = %s (%s)\nlaunch %+v, tid %v, ctaid %d\n%s",
@@ -103,6 +111,10 @@ func TestDerivationSound(t *testing.T) {
 	t.Logf("%d cases, %d loop bounds checked against executions, in %v", done, checked, time.Since(start).Round(time.Second))
 	if checked == 0 {
 		t.Fatal("no derived bound was checked")
+	}
+	t.Logf("%d bounds of loops divided by a constant (randomDivKernel) checked", divBounded)
+	if divBounded == 0 {
+		t.Fatal("no bound of a loop divided by a constant was checked")
 	}
 }
 
@@ -636,4 +648,109 @@ func (ex *executor) run(l pass.Launch, tid [3]uint64, ctaid uint64) ([]int64, []
 		pc++
 	}
 	return counts, capped
+}
+
+// randomDivKernel writes a loop whose value is divided by a constant d in
+// every iteration (for (i = S; i > L; i /= d) and its != 0, >= forms), in
+// the forms compilers write: div.u32, div.s32, the unsigned multiply-high
+// with a post-shift, its 64-bit product form, and the signed
+// multiply-high with its sign fix-up. The magic numbers are computed here
+// (the smallest post-shift whose ceil(2^(32+s)/d) fits and is close
+// enough), and one in four is perturbed by a few units: then the code is
+// no longer a division by d, and a derivation that took it for one could
+// fall below an execution.
+func randomDivKernel(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(`.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
+{
+	.reg .pred %p<32>;
+	.reg .b32 %r<64>;
+	.reg .b64 %rd<32>;
+	ld.param.u32 %r1, [k_param_0];
+	ld.param.u32 %r2, [k_param_1];
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %ntid.x;
+`)
+	ds := []uint64{3, 5, 6, 7, 10, 11, 25, 100, 1000, 641, 3 + uint64(r.Intn(1<<20))}
+	d := ds[r.Intn(len(ds))]
+	// Magic numbers: unsigned, for every 32-bit value (n = 32); signed
+	// (M < 2^31), for 31-bit ones (n = 31). None in range: div.
+	magic := func(n uint) (m uint64, sh uint, ok bool) {
+		for sh = 0; sh < 32; sh++ {
+			p := new(big.Int).Lsh(big.NewInt(1), 32+sh)
+			mb := new(big.Int).Add(p, new(big.Int).SetUint64(d-1))
+			mb.Quo(mb, new(big.Int).SetUint64(d))
+			if mb.BitLen() > int(n) {
+				return 0, 0, false
+			}
+			e := new(big.Int).Sub(new(big.Int).Mul(mb, new(big.Int).SetUint64(d)), p)
+			if e.Cmp(new(big.Int).Lsh(big.NewInt(1), sh+32-n)) <= 0 {
+				m = mb.Uint64()
+				if r.Intn(4) == 0 {
+					m = uint64(int64(m) + int64(r.Intn(7)) - 3)
+				}
+				return m, sh, true
+			}
+		}
+		return 0, 0, false
+	}
+	// The start (%r11) and the limit (%r10).
+	switch r.Intn(4) {
+	case 0:
+		b.WriteString("\tmov.u32 %r11, %r1;\n")
+	case 1:
+		b.WriteString("\tmov.u32 %r11, %r3;\n")
+	case 2:
+		b.WriteString("\tmul.lo.s32 %r11, %r1, %r4;\n")
+	default:
+		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", []int64{-7, 0, 1, 2, 3, 100, 65536, 0x7fffffff, -1}[r.Intn(9)])
+	}
+	fmt.Fprintf(&b, "\tmov.u32 %%r10, %d;\n", r.Intn(6))
+	cmp := []string{"gt.s32", "gt.u32", "ne.s32", "ge.u32", "ge.s32"}[r.Intn(5)]
+	b.WriteString("$L_head:\n")
+	fmt.Fprintf(&b, "\tsetp.%s %%p2, %%r11, %%r10;\n\t@!%%p2 bra $L_exit;\n", cmp)
+	switch r.Intn(6) {
+	case 5:
+		// The signed form through the 64-bit product (clang -O0 SASS).
+		if m, sh, ok := magic(31); ok {
+			fmt.Fprintf(&b, "\tmul.wide.s32 %%rd13, %%r11, %d;\n\tshr.u64 %%rd13, %%rd13, 32;\n\tcvt.u32.u64 %%r13, %%rd13;\n", m)
+			if sh > 0 {
+				fmt.Fprintf(&b, "\tshr.s32 %%r13, %%r13, %d;\n", sh)
+			}
+			b.WriteString("\tshr.u32 %r14, %r13, 31;\n\tadd.s32 %r11, %r13, %r14;\n")
+		} else {
+			fmt.Fprintf(&b, "\tdiv.s32 %%r11, %%r11, %d;\n", d)
+		}
+	case 0:
+		fmt.Fprintf(&b, "\tdiv.u32 %%r11, %%r11, %d;\n", d)
+	case 1:
+		fmt.Fprintf(&b, "\tdiv.s32 %%r11, %%r11, %d;\n", d)
+	case 2:
+		if m, sh, ok := magic(32); ok {
+			fmt.Fprintf(&b, "\tmul.hi.u32 %%r13, %%r11, %d;\n\tshr.u32 %%r11, %%r13, %d;\n", int32(uint32(m)), sh)
+		} else {
+			fmt.Fprintf(&b, "\tdiv.u32 %%r11, %%r11, %d;\n", d)
+		}
+	case 3:
+		if m, sh, ok := magic(32); ok {
+			fmt.Fprintf(&b, "\tmul.wide.u32 %%rd13, %%r11, %d;\n\tshr.u64 %%rd13, %%rd13, %d;\n\tcvt.u32.u64 %%r11, %%rd13;\n", int32(uint32(m)), 32+sh)
+		} else {
+			fmt.Fprintf(&b, "\tdiv.u32 %%r11, %%r11, %d;\n", d)
+		}
+	default:
+		if m, sh, ok := magic(31); ok {
+			fmt.Fprintf(&b, "\tmul.hi.s32 %%r13, %%r11, %d;\n", m)
+			if sh > 0 {
+				fmt.Fprintf(&b, "\tshr.s32 %%r13, %%r13, %d;\n", sh)
+			}
+			b.WriteString("\tshr.u32 %r14, %r13, 31;\n\tadd.s32 %r11, %r13, %r14;\n")
+		} else {
+			fmt.Fprintf(&b, "\tdiv.s32 %%r11, %%r11, %d;\n", d)
+		}
+	}
+	b.WriteString("\tbra.uni $L_head;\n$L_exit:\n\tret;\n}\n")
+	return b.String()
 }
