@@ -240,6 +240,74 @@ B:
 	add.s32 %r8, %r1, 1;
 C:
 	ret;`
+	// -O0 code keeps its variables in frame slots (clang: generic
+	// [%SP+k]). slotLoop is reduce_tree's stride loop: the stride lives in
+	// slot 4 and is reloaded inside the divergent "if (tid < s)"; the
+	// reload writes no new value, so the loop stays uniform.
+	slotFrame = `
+	.local .align 4 .b8 __local_depot0[16];
+	.reg .b64 %SP;
+	.reg .b64 %SPL;
+	mov.u64 %SPL, __local_depot0;
+	cvta.local.u64 %SP, %SPL;
+	mov.u32 %r1, %tid.x;
+	st.u32 [%SP+0], %r1;`
+	slotLoop = slotFrame + `
+	mov.u32 %r2, %ntid.x;
+	shr.u32 %r3, %r2, 1;
+	st.u32 [%SP+4], %r3;
+H:
+	ld.u32 %r4, [%SP+4];
+	setp.eq.s32 %p1, %r4, 0;
+	@%p1 bra X;
+	ld.u32 %r5, [%SP+0];
+	ld.u32 %r6, [%SP+4];
+	setp.ge.u32 %p2, %r5, %r6;
+	@%p2 bra S;
+	ld.u32 %r7, [%SP+4];
+	add.s32 %r8, %r5, %r7;
+S:
+	bar.sync 0;
+	ld.u32 %r9, [%SP+4];
+	shr.u32 %r10, %r9, 1;
+	st.u32 [%SP+4], %r10;
+	bra.uni H;
+X:
+	ret;`
+	// A uniform value stored under a divergent branch: the slot differs
+	// between the lanes that ran the store and the others.
+	slotDivergentStore = slotFrame + `
+	mov.u32 %r2, 0;
+	st.u32 [%SP+4], %r2;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra L;
+	mov.u32 %r3, 1;
+	st.u32 [%SP+4], %r3;
+L:
+	ld.u32 %r4, [%SP+4];
+	setp.eq.u32 %p2, %r4, 0;
+	@%p2 bra M;
+	add.s32 %r6, %r4, 1;
+M:
+	ret;`
+	// A slot counted up in a loop the lanes leave in different
+	// iterations: read after the loop, it differs between lanes.
+	slotLoopExit = slotFrame + `
+	mov.u32 %r2, 0;
+	st.u32 [%SP+4], %r2;
+H:
+	ld.u32 %r4, [%SP+4];
+	add.s32 %r5, %r4, 1;
+	st.u32 [%SP+4], %r5;
+	ld.u32 %r6, [%SP+0];
+	setp.lt.u32 %p1, %r5, %r6;
+	@%p1 bra H;
+	ld.u32 %r7, [%SP+4];
+	setp.eq.u32 %p2, %r7, 3;
+	@%p2 bra M;
+	add.s32 %r8, %r7, 1;
+M:
+	ret;`
 )
 
 func TestClassify(t *testing.T) {
@@ -286,6 +354,12 @@ func TestClassify(t *testing.T) {
 			"tid >= 40 exits part of warp 1"},
 		{"loads", sharedUniformLoad, pass.Launch{}, summary{[]bool{false, true, true}, all("uniform-unknown", "divergent", "divergent")},
 			"shared at a uniform address is uniform; local memory is per thread; a tid-indexed load varies"},
+		{"slot loop", slotLoop, pass.Launch{}, summary{[]bool{false, true}, all("uniform-unknown", "divergent")},
+			"a stride kept in a frame slot and reloaded under the divergent if stays uniform"},
+		{"slot divergent store", slotDivergentStore, pass.Launch{}, summary{[]bool{true, true}, all("divergent", "divergent")},
+			"a slot stored on one side of a divergent branch varies at the join"},
+		{"slot loop exit", slotLoopExit, pass.Launch{}, summary{[]bool{true, true}, all("divergent", "divergent")},
+			"a slot counted in a loop left in different iterations varies after it"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.ReplaceAll(tt.name, " ", "_"), func(t *testing.T) {

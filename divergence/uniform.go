@@ -340,9 +340,8 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 						if o == nil || u.varying[o] != nil || u.uniformOut(o) {
 							continue
 						}
-						switch o.Kind {
-						case values.VConst, values.VParam, values.VSpecial, values.VFrame:
-							continue // the same in every lane whatever the path
+						if !u.definedIn(o, inReg) {
+							continue
 						}
 						u.mark(o, &cause{in: ins, why: why})
 						changed = true
@@ -363,6 +362,32 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 		}
 	}
 	return brs
+}
+
+// definedIn reports whether an instruction of the divergent region reg,
+// writing v, computes v there: sync dependence then makes v varying. A
+// load of a frame slot or parameter cell (or a register copy) writes the
+// value the cell already holds, computed where it was stored: the same
+// value in every lane that reads it whatever side it ran (SSA: a store
+// on one side reaches the reconvergence point through a phi, which the
+// merge rule marks; a store in a loop the lanes leave in different
+// iterations reaches the exit through the header phi, in the region, or
+// through a value computed from it). Constants, kernel arguments, special
+// registers and frame addresses are the same in every lane whatever the
+// path; phis are marked by the merge rule. An opaque value or an
+// operation is computed by the first instruction that creates it
+// (v.Instr): marked when that instruction lies in the region. (An
+// operation computed outside the region and again inside it, shared by
+// hash-consing, is a function of its operands, which carry their own
+// variation.)
+func (u *uniformity) definedIn(v *values.Value, reg map[*cfg.Block]bool) bool {
+	switch v.Kind {
+	case values.VOp, values.VOpaque:
+		return v.Instr != nil && reg[u.blockOf[v.Instr]]
+	case values.VUndef:
+		return true
+	}
+	return false
 }
 
 // specialText is how the listing spells a special register value: the
