@@ -253,6 +253,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	if values.UsesFrames(res) {
 		an.Uses = append(an.Uses, assume.U(assume.FramePrivate))
 	}
+	if values.UsesActiveMask(res) {
+		an.Uses = append(an.Uses, assume.U(assume.ActiveMask))
+	}
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).
 	if len(rps) > 0 {

@@ -15,6 +15,7 @@ const (
 	TimerSplitRead    = "A-TIMER-SPLIT-READ"
 	InlinedCalls      = "A-INLINED-CALLS"
 	FramePrivate      = "A-FRAME-PRIVATE"
+	ActiveMask        = "A-ACTIVE-MASK"
 	NoGUB             = "A-NO-GUB"
 	Pipeline          = "A-PIPELINE"
 	PTXAsExecuted     = "A-PTX-AS-EXECUTED"
@@ -130,6 +131,11 @@ var ledger = []Entry{
 		Reason:    "loop counters and branch conditions of -O0 code live in frame slots; the value analysis reads a slot back as the last value stored into it, follows a frame address stored into a slot or handed to an inlined device function back to its uses, and takes a store through an address derived from no frame not to reach a frame whose address never escaped",
 		Discharge: "show the kernel free of out-of-bounds and forged accesses (compute-sanitizer memcheck over its tests, or a memory-safety checker), or compile with -O1 or above, where these values live in registers",
 		Basis:     "cfg/values (frame.go, spans.go: stores through a computed frame address are bounded by their derived index range; frame addresses kept in cells are followed to a fixed point); docs/model.md, \"Loop bounds\", \"Frame addresses kept in cells\""},
+	{ID: ActiveMask, Origin: OriginAnalysis, When: "a SASS block reads the active mask twice (VOTE.ANY Rd, PT, PT: ptxas's convergence loop, sm_70 and later)",
+		Statement: "the lanes of a warp that start a straight-line block execute all of it together: two reads of the active mask in one execution of the block give the same mask",
+		Reason:    "the execution model of the analysis (a SIMT reconvergence stack, reconvergence at the immediate post-dominator) runs a block with one active mask; ptxas's loop VOTE.ANY; YIELD; VOTE.ANY; repeat while lanes arrived between the votes then runs once per entry",
+		Discharge: "Volta and later schedule the diverged paths of a warp independently and may let lanes arrive between the two votes (at the YIELD), repeating the loop: show that the warp is converged where the loop runs (the code before it is not divergent, or ends in a warp-wide synchronisation), or bound the loop by a facts file (--facts) instead of the derived bound",
+		Basis:     "cfg/values (ssa.go, activeMask); docs/model.md, \"The active mask\""},
 	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
 		Statement: "the paper's GUB (ECRTS 2025, reported by gpuwcet bound) is not given: it is defined for one known path per warp, not for a maximum over paths",
 		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",

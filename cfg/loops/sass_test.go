@@ -236,6 +236,40 @@ func TestDeriveSASS(t *testing.T) {
 			ISETP.GE.AND P0, PT, R0, 0xa, PT
 			@!P0 BRA {1}
 			EXIT`, -1, "select"},
+		// ptxas's convergence loop (clang -O0, sm_70 and later): it
+		// repeats while lanes active at the second vote were not at the
+		// first; one block reads one active mask (assume.ActiveMask), so
+		// R4 & ~R3 is 0 and the loop runs once per entry.
+		{"vote_convergence", `
+			MOV R0, RZ
+			@!PT SHFL.IDX PT, RZ, RZ, RZ, RZ
+			VOTE.ANY R3, PT, PT
+			YIELD
+			@!PT LDC RZ, c[0x0][RZ]
+			VOTE.ANY R4, PT, PT
+			LOP3.LUT P0, RZ, R3, R4, RZ, 0xc, !PT
+			@!P0 BRA.U {9}
+			BRA {1}
+			EXIT`, 1, ""},
+		// The votes separated by a reconvergence, or one of them guarded
+		// (the ballot of the lanes it leaves): two masks, not derived.
+		{"vote_across_bsync", `
+			MOV R0, RZ
+			VOTE.ANY R3, PT, PT
+			BSYNC B0
+			VOTE.ANY R4, PT, PT
+			LOP3.LUT P0, RZ, R3, R4, RZ, 0xc, !PT
+			@!P0 BRA.U {7}
+			BRA {1}
+			EXIT`, -1, "active mask"},
+		{"vote_guarded", `
+			MOV R0, RZ
+			VOTE.ANY R3, PT, PT
+			@P1 VOTE.ANY R4, PT, PT
+			LOP3.LUT P0, RZ, R3, R4, RZ, 0xc, !PT
+			@!P0 BRA.U {6}
+			BRA {1}
+			EXIT`, -1, "VOTE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := tc.name + ".sass"

@@ -88,3 +88,17 @@ func UsesFrames(res *pass.Results) bool {
 	}
 	return false
 }
+
+// UsesActiveMask reports whether the value graph of some function of res
+// took two reads of the active mask in one block execution for one value
+// (the premise assume.ActiveMask).
+func UsesActiveMask(res *pass.Results) bool {
+	for _, fn := range res.Funcs {
+		if act := res.Get(Analyzer, fn); act != nil && act.Err == nil {
+			if f, ok := act.Result.(*Func); ok && f.ActiveMasks() {
+				return true
+			}
+		}
+	}
+	return false
+}

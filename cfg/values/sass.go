@@ -256,6 +256,11 @@ func (d *sassDec) opaque(why string) {
 	d.s.Opaque = why
 }
 
+// isTruePred reports whether o is the true predicate (PT, UPT).
+func isTruePred(o isa.Operand) bool {
+	return o.Kind == isa.OpReg && !o.Neg && (o.Text == "PT" || o.Text == "UPT")
+}
+
 func regW(r string) uint8 {
 	if isPredName(r) {
 		return 1
@@ -487,6 +492,18 @@ func (d *sassDec) decode() {
 			return
 		}
 		d.write(0, d.sopVal(s, 32, false))
+	case "VOTE", "VOTEU":
+		// VOTE.ANY Rd, PT, PT: the ballot of true, the mask of the lanes
+		// executing it: one value per execution of its block
+		// (InSpecial "activemask", ssa.go; docs/model.md, "The active
+		// mask"). Other votes (another predicate, a predicate result, a
+		// guard: the ballot of the lanes it leaves) are not modelled.
+		if len(in.Mods) != 1 || in.Mods[0] != "ANY" || len(in.Dsts) != 2 || len(ss) != 1 || in.Guard.Reg != "" ||
+			!isTruePred(ss[0]) || !isTruePred(in.Dsts[1]) || in.Dsts[0].Kind != isa.OpReg {
+			d.opaque(in.Op() + " other than the ballot of true (VOTE.ANY Rd, PT, PT)")
+			return
+		}
+		d.write(0, d.input(In{Kind: InSpecial, Name: ActiveMask, W: 32}))
 	case "IMAD":
 		d.imad()
 	case "IADD3":

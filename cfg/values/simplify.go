@@ -154,8 +154,8 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 			}
 		}
 	case And:
-		if yc && cy == 0 {
-			return f.constant(w, 0)
+		if yc && cy == 0 || complements(x, y) {
+			return f.constant(w, 0) // x & ~x is 0
 		}
 		if yc && cy == m || x == y {
 			return x
@@ -172,8 +172,8 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if yc && cy == 0 || x == y {
 			return x
 		}
-		if yc && cy == m {
-			return f.constant(w, m)
+		if yc && cy == m || complements(x, y) {
+			return f.constant(w, m) // x | ~x is every bit
 		}
 		if v := f.joinPair(x, y, w); v != nil {
 			return v
@@ -476,6 +476,11 @@ func (f *Func) carryCompare(in *isa.Instr, x *Value) *Value {
 		return f.mk(in, ULe, 1, f.mk(in, Not, 32, terms[1]), terms[0])
 	}
 	return nil
+}
+
+// complements reports whether one of x, y is the bitwise not of the other.
+func complements(x, y *Value) bool {
+	return x.Kind == VOp && x.Code == Not && x.Args[0] == y || y.Kind == VOp && y.Code == Not && y.Args[0] == x
 }
 
 // pairHalves returns lo, hi when x | y is zext(lo) | zext(hi) << 32 with

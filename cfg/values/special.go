@@ -105,3 +105,8 @@ func SpecialVarying(s string) bool {
 	info, ok := CanonSpecial(s)
 	return !ok || info.Varying
 }
+
+// ActiveMask is the input name (InSpecial) of the active mask, the ballot
+// of true (SASS VOTE.ANY Rd, PT, PT): not a special register, one value
+// per execution of a block (Func.activeMask).
+const ActiveMask = "activemask"

@@ -45,6 +45,13 @@ type Func struct {
 
 	b   *ssaBuilder
 	cur *instrInfo // the instruction being interpreted
+
+	// mask is the active mask read in the block being interpreted since
+	// the last instruction that may change it (nil: none yet); maskShared
+	// is set when a second read took it (assume.ActiveMask).
+	mask       *Value
+	maskBlk    *cfg.Block
+	maskShared bool
 }
 
 // instrInfo holds the decoded semantics and the values of one instruction.
@@ -339,6 +346,7 @@ func DialectOf(fn *isa.Func) isa.Dialect {
 
 func (f *Func) reset() {
 	f.values = nil
+	f.mask, f.maskBlk, f.maskShared = nil, nil, false
 	f.consts = map[[2]uint64]*Value{}
 	f.ops = map[opKey]*Value{}
 	f.leaves = nil
@@ -602,6 +610,14 @@ func (f *Func) resize(in *isa.Instr, x *Value, w int, signed bool) *Value {
 
 // step interprets one instruction.
 func (f *Func) step(blk *cfg.Block, in *isa.Instr) {
+	if f.maskBlk != blk {
+		f.mask, f.maskBlk = nil, blk
+	}
+	defer func() {
+		if changesMask(in) {
+			f.mask = nil
+		}
+	}()
 	ii := f.info[in]
 	s := ii.sem
 	// Every register the instruction reads (guard, operands, addresses),
@@ -824,6 +840,9 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 		}
 		return f.readVar(in, x.Name, blk, w)
 	case InSpecial:
+		if x.Name == ActiveMask {
+			return f.activeMask(in, blk, w)
+		}
 		if info, ok := specials[x.Name]; ok && info.Varying && !info.Launch {
 			// A volatile counter (%clock, %globaltimer): each read is a
 			// value of its own.
@@ -860,6 +879,36 @@ func (f *Func) input(in *isa.Instr, blk *cfg.Block, s *Sem, k int, x In) *Value 
 	}
 	return f.opaque(in, w, "an input the analysis does not read")
 }
+
+// activeMask is the mask of the lanes executing in, a VOTE.ANY Rd, PT,
+// PT: one value per execution of its block (a straight-line block is
+// executed by one set of lanes, assume.ActiveMask; docs/model.md, "The
+// active mask"), so that two reads in one block are one value, unknown
+// otherwise. An instruction that may change the set (a reconvergence, a
+// barrier or warp synchronisation, a call) starts a new value.
+func (f *Func) activeMask(in *isa.Instr, blk *cfg.Block, w int) *Value {
+	if f.mask != nil && f.maskBlk == blk && f.mask.W == w {
+		f.maskShared = true
+		return f.mask
+	}
+	f.mask = f.opaque(in, w, "the active mask of the warp (the lanes executing this block)")
+	f.maskBlk = blk
+	return f.mask
+}
+
+// changesMask reports whether in may change the set of lanes executing
+// the rest of its block.
+func changesMask(in *isa.Instr) bool {
+	switch in.Kind {
+	case isa.KindOther, isa.KindLoad, isa.KindStore, isa.KindAtomic, isa.KindNop:
+		return false
+	}
+	return true
+}
+
+// ActiveMasks reports whether the active mask was read twice in one block
+// execution and taken as one value (the premise assume.ActiveMask).
+func (f *Func) ActiveMasks() bool { return f.maskShared }
 
 // setInCell records that input k (of n) reads cell.
 func (ii *instrInfo) setInCell(k, n int, cell string) {

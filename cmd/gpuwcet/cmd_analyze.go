@@ -358,6 +358,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 	if values.UsesFrames(res) {
 		uses = append(uses, assume.U(assume.FramePrivate))
 	}
+	if values.UsesActiveMask(res) {
+		uses = append(uses, assume.U(assume.ActiveMask))
+	}
 	if hw.Base != "" {
 		uses = append(uses, hwOverrideUse(hw))
 	}
