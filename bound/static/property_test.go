@@ -26,6 +26,12 @@ type gen struct {
 	// anywhere: barriers at every depth, and one at the top of half the
 	// loop bodies (barrier loops for the section path); with bars.
 	anywhere bool
+	// free: barrier loops with iterations that cross no barrier: the
+	// barrier at the top of a loop body is guarded by a branch in a third
+	// of the bodies, and a third of the loops are skipped by a branch
+	// around them (an outer loop's iteration may then run no inner barrier
+	// loop: a sorting network's shape); with anywhere.
+	free bool
 }
 
 func (g *gen) instr() {
@@ -53,12 +59,26 @@ func (g *gen) block(depth int, exit string) {
 			g.n++
 			id := g.n
 			g.bounds[fmt.Sprintf("H%d", id)] = int64(g.r.Intn(4)) // 0 reads as 1
+			skip := g.free && g.r.Intn(3) == 0
+			if g.free && g.r.Intn(2) == 0 {
+				g.bounds[fmt.Sprintf("H%d", id)] = 2 // back edges taken more often
+			}
+			if skip {
+				fmt.Fprintf(&g.sb, "\t@p%d bra S%d\n", g.r.Intn(3), id)
+			}
 			fmt.Fprintf(&g.sb, "H%d:\n", id)
 			if g.anywhere && g.r.Intn(2) == 0 {
-				g.sb.WriteString("\tbar\n")
+				if g.free && g.r.Intn(3) == 0 {
+					fmt.Fprintf(&g.sb, "\t@p%d bra G%d\n\tbar\nG%d:\n", g.r.Intn(3), id, id)
+				} else {
+					g.sb.WriteString("\tbar\n")
+				}
 			}
 			g.block(depth+1, fmt.Sprintf("X%d", id))
 			fmt.Fprintf(&g.sb, "\t@p%d bra H%d\nX%d:\n", g.r.Intn(3), id, id)
+			if skip {
+				fmt.Fprintf(&g.sb, "S%d:\n", id)
+			}
 		default:
 			if exit != "" {
 				fmt.Fprintf(&g.sb, "\t@p%d bra %s\n", g.r.Intn(3), exit)

@@ -398,8 +398,9 @@ func analyzeSections(in *Input) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		hasBar := loopBarriers(cg)
 		w := &walker{g: cg, ops: ops, d: d, timed: true, stop: true, bound: loopBound,
-			hasBar: loopBarriers(cg), cache: map[string][]exitVal{}, weight: interference, loads: true,
+			hasBar: hasBar, freeBar: freeBarrierCycles(cg, hasBar), cache: map[string][]exitVal{}, weight: interference, loads: true,
 			pipe: in.Engine.HW().Pipeline, track: true, delay: map[blockRange]hwdesc.Cycles{}}
 		segs[ci] = map[segKey]*SegClass{}
 		todo := []*isa.Instr{nil}
@@ -805,6 +806,50 @@ func loopBarriers(g *cfg.Graph) []bool {
 		}
 	}
 	return has
+}
+
+// freeBarrierCycles returns, by loop index, whether loop l holds a
+// block-wide barrier and l or a loop nested in it (holding one too) has a
+// cycle through its header that passes no barrier: an iteration that
+// crosses no barrier, which a segment walk must summarise instead of
+// walking (docs/model.md, "Barrier loops with barrier-free iterations").
+// A cycle passes every instruction of its blocks, so it passes no barrier
+// exactly when none of its blocks holds one; every cycle of a reducible
+// graph passes the header of the innermost loop containing it.
+func freeBarrierCycles(g *cfg.Graph, hasBar []bool) []bool {
+	free := make([]bool, len(g.Loops))
+	noBar := func(b *cfg.Block) bool { return !slices.ContainsFunc(b.Instrs, phases.IsSync) }
+	loops := slices.Clone(g.Loops)
+	slices.SortStableFunc(loops, func(a, b *cfg.Loop) int { return b.Depth - a.Depth }) // innermost first
+	for _, l := range loops {
+		if !hasBar[l.Index] {
+			continue
+		}
+		for _, c := range l.Children {
+			free[l.Index] = free[l.Index] || free[c.Index]
+		}
+		if free[l.Index] || !noBar(l.Header) {
+			continue
+		}
+		// Is the header reachable from itself through barrier-free
+		// blocks of l?
+		seen := map[*cfg.Block]bool{}
+		stack := []*cfg.Block{l.Header}
+		for len(stack) > 0 && !free[l.Index] {
+			b := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, e := range b.Succs {
+				switch {
+				case e.To == l.Header:
+					free[l.Index] = true
+				case e.To != g.Exit && l.Contains(e.To) && !seen[e.To] && noBar(e.To):
+					seen[e.To] = true
+					stack = append(stack, e.To)
+				}
+			}
+		}
+	}
+	return free
 }
 
 // checkUniform rejects a non-uniform branch whose successors lead to

@@ -317,7 +317,6 @@ func TestErrors(t *testing.T) {
 		{"negative", countedLoop, map[string]int64{"LOOP": -1}, false, "test.s:3:2: negative loop bound -1"},
 		{"irreducible", "@p bra B\nA:\nadd r1 r1\nB:\nadd r2 r2\n@q bra A\nret\n", nil, true, "irreducible loop"},
 		{"unresolved", "brx\nret\n", nil, true, "no known targets"},
-		{"barrier-skipping-cycle", "L:\n@p bra S\nbar\nS:\nadd r1 r1\n@q bra L\nret\n", map[string]int64{"L": 3}, true, "passes no block-wide barrier"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := build(t, tc.src)

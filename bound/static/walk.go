@@ -135,9 +135,22 @@ type walker struct {
 	// (val.l), each a weight like weight.
 	loads  bool
 	hasBar []bool // by loop index: the loop's body holds a block-wide barrier
-	bound  func(l *cfg.Loop) (int64, error)
-	cache  map[string][]exitVal
-	nodes  int // nodes visited, for the guard
+	// freeBar (segment mode, by loop index): the loop holds a barrier and
+	// it or a loop nested in it has a cycle through its header that
+	// passes no barrier (freeBarrierCycles). Such a loop is summarised in
+	// segment mode like a loop without barrier, its barriers ending the
+	// walk like exits (docs/model.md, "Barrier loops with barrier-free
+	// iterations").
+	freeBar []bool
+	// open (segment mode, by loop index, for the walk in progress from a
+	// barrier): the loops containing that barrier. A section starting
+	// there is inside the current iteration of each: their blocks are
+	// walked, and the header of a freeBar one, reached by its back edge,
+	// is its continuation node (the rest of that entry of the loop).
+	open  []bool
+	bound func(l *cfg.Loop) (int64, error)
+	cache map[string][]exitVal
+	nodes int // nodes visited, for the guard
 
 	// pipe is the description's pipeline: the control hazard of
 	// redirecting edges without a branch (edgeWait).
@@ -159,8 +172,9 @@ type walker struct {
 type blockRange struct{ blk, lo, hi int }
 
 type exitVal struct {
-	e cfg.Edge
-	v val
+	e   cfg.Edge
+	v   val
+	bar *isa.Instr // segment mode: an arrival at this barrier instead of exit e
 }
 
 // outcome is what a walk of a region computes.
@@ -190,7 +204,10 @@ const (
 func (w *walker) nodeOf(region *cfg.Loop, b *cfg.Block) (int, error) {
 	var out *cfg.Loop
 	for l := b.Loop; l != nil && l != region; l = l.Parent {
-		if !w.stop || !w.hasBar[l.Index] {
+		if w.open != nil && w.open[l.Index] {
+			break // the walk started inside l (and its parents)
+		}
+		if w.summarised(l) {
 			out = l
 		}
 	}
@@ -203,7 +220,28 @@ func (w *walker) nodeOf(region *cfg.Loop, b *cfg.Block) (int, error) {
 	return len(w.g.Blocks) + out.Index, nil
 }
 
+// summarised reports whether the walk summarises loop l when it enters it:
+// always outside segment mode; in segment mode a loop holding a barrier
+// only when it has barrier-free iterations (freeBar; not in region mode).
+func (w *walker) summarised(l *cfg.Loop) bool {
+	if !w.stop || !w.hasBar[l.Index] {
+		return true
+	}
+	return w.stops == nil && w.freeBar != nil && w.freeBar[l.Index]
+}
+
+// contNode is the node of the rest of the current entry of loop l, an
+// open freeBar loop whose header the walk reaches by a back edge.
+func (w *walker) contNode(l *cfg.Loop) int {
+	return len(w.g.Blocks) + len(w.g.Loops) + 1 + l.Index
+}
+
 func (w *walker) route(region *cfg.Loop, e cfg.Edge) (target, error) {
+	if w.open != nil && e.To != w.g.Exit {
+		if l := e.To.Loop; l != nil && l.Header == e.To && w.open[l.Index] && w.summarised(l) {
+			return target{kind: tNode, node: w.contNode(l)}, nil
+		}
+	}
 	switch {
 	case e.To == w.g.Exit:
 		if region == nil {
@@ -247,6 +285,8 @@ func (w *walker) succs(region *cfg.Loop, n int, startBlock *cfg.Block, startK in
 			return nil, nil
 		}
 		edges = b.Succs
+	case n > nb+nl:
+		edges = w.g.Loops[n-nb-nl-1].Exits
 	default:
 		edges = w.g.Loops[n-nb].Exits
 	}
@@ -268,6 +308,16 @@ func (w *walker) succs(region *cfg.Loop, n int, startBlock *cfg.Block, startK in
 // a barrier, else the walk fails).
 func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, error) {
 	nb, nl := len(w.g.Blocks), len(w.g.Loops)
+	// A segment walk from a barrier (the middle of block b) starts inside
+	// the current iteration of every loop containing b.
+	defer func(o []bool) { w.open = o }(w.open)
+	w.open = nil
+	if region == nil && k > 0 && w.stop && w.stops == nil && w.freeBar != nil {
+		w.open = make([]bool, nl)
+		for l := b.Loop; l != nil; l = l.Parent {
+			w.open[l.Index] = true
+		}
+	}
 	var start int
 	if k > 0 {
 		start = nb + nl
@@ -359,13 +409,28 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 		if v == nil || !v.ok {
 			continue
 		}
-		if n >= nb && n < nb+nl {
-			l := w.g.Loops[n-nb]
-			exits, err := w.summarize(l, *v)
+		if n >= nb && n != nb+nl {
+			var exits []exitVal
+			var err error
+			if n < nb+nl {
+				exits, err = w.summarize(w.g.Loops[n-nb], *v, false)
+			} else {
+				exits, err = w.summarize(w.g.Loops[n-nb-nl-1], *v, true)
+			}
 			if err != nil {
 				return nil, err
 			}
 			for _, ev := range exits {
+				if ev.bar != nil {
+					p := out.arrivals[ev.bar]
+					if p == nil {
+						p = &val{}
+						out.arrivals[ev.bar] = p
+						out.barOrder = append(out.barOrder, ev.bar)
+					}
+					p.join(ev.v)
+					continue
+				}
 				t, err := w.route(region, ev.e)
 				if err != nil {
 					return nil, err
@@ -529,14 +594,26 @@ func (w *walker) transfer(v *val, blk *cfg.Block, lo, hi int) (phases.Timing, er
 
 // summarize returns the values at the exits of loop l entered with in:
 // for each exit edge, an upper bound over every iteration (1..B) at which
-// the edge can be taken.
-func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
+// the edge can be taken. In segment mode a loop holding barriers
+// (summarised when it has barrier-free iterations, freeBar) also returns
+// the values at its barriers, which end the walk like exits: the section
+// runs through barrier-free iterations and stops at the first barrier.
+// cont: the rest of the current entry of l, reached by its back edge from
+// inside an iteration (an open loop): at most B−1 header executions
+// remain (none when B ≤ 1: the back edge is then never taken).
+func (w *walker) summarize(l *cfg.Loop, in val, cont bool) ([]exitVal, error) {
 	if w.sect != nil {
 		return w.summarizeCtx(l, in)
 	}
 	B, err := w.bound(l)
 	if err != nil {
 		return nil, err
+	}
+	if cont {
+		if B <= 1 {
+			return nil, nil // no header execution remains: the back edge is never taken
+		}
+		B--
 	}
 	B = max(B, 1) // an entered loop executes its header at least once
 	var x0 *phases.State
@@ -578,13 +655,15 @@ func (w *walker) summarize(l *cfg.Loop, in val) ([]exitVal, error) {
 		if ev.v.wit != nil {
 			v.wit = &witness{prev: in.wit, sub: ev.v.wit, mult: 1}
 		}
-		out[i] = exitVal{e: ev.e, v: v}
+		out[i] = exitVal{e: ev.e, v: v, bar: ev.bar}
 	}
 	return out, nil
 }
 
 // summarizeRel summarises l with bound B from the normalised entry state x0
-// (Next = 0; nil when untimed) and weight 0.
+// (Next = 0; nil when untimed) and weight 0: the values at its exits, then
+// (segment mode) at its barriers, in the order the first iteration's walk
+// meets them.
 func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal, error) {
 	first, err := w.walk(l, l.Header, 0, val{s: x0, ok: true})
 	if err != nil {
@@ -592,27 +671,35 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 	}
 	// Weights are independent of time: every iteration but the last takes
 	// a header-to-back-edge path (at most C), the last one a header-to-exit
-	// path (at most X_e).
+	// path (at most X_e) or, in segment mode, a header-to-barrier path.
+	// In segment mode back edges are reached only along paths without a
+	// barrier: C is the heaviest barrier-free iteration.
 	C := first.back.i
 	if !first.back.ok {
-		B = 1 // no iteration can come back (cannot happen for a natural loop)
+		B = 1 // no iteration comes back (every cycle passes a barrier)
 	}
 	acc := map[cfg.Edge]*val{}
+	accBar := map[*isa.Instr]*val{}
+	join := func(p *val, v *val, shift hwdesc.Cycles) *val {
+		if p == nil {
+			p = &val{}
+		}
+		c := val{ok: true}
+		if v.s != nil {
+			c.s = v.s
+			if shift != 0 {
+				c.s = shifted(clamp(v.s, w.d), shift)
+			}
+		}
+		p.join(c)
+		return p
+	}
 	add := func(o *outcome, shift hwdesc.Cycles) {
 		for e, v := range o.exits {
-			p := acc[e]
-			if p == nil {
-				p = &val{}
-				acc[e] = p
-			}
-			c := val{ok: true}
-			if v.s != nil {
-				c.s = v.s
-				if shift != 0 {
-					c.s = shifted(clamp(v.s, w.d), shift)
-				}
-			}
-			p.join(c)
+			acc[e] = join(acc[e], v, shift)
+		}
+		for in, v := range o.arrivals {
+			accBar[in] = join(accBar[in], v, shift)
 		}
 	}
 	if x0 != nil {
@@ -653,37 +740,57 @@ func (w *walker) summarizeRel(l *cfg.Loop, B int64, x0 *phases.State) ([]exitVal
 			add(o, hwdesc.Cycles(sh))
 		}
 	}
-	var out []exitVal
-	for _, e := range l.Exits {
-		fv := first.exits[e]
-		if fv == nil || !fv.ok {
-			continue
-		}
+	// leave is the value of the last iteration leaving by a path of
+	// weight fv (B−1 iterations coming back before it) in state p.
+	leave := func(fv, p *val) (val, error) {
 		v := val{ok: true}
-		if p := acc[e]; p != nil {
+		if p != nil {
 			v.s = p.s
 		}
 		x, ok := mulAdd(fv.i, B-1, C)
 		if !ok {
-			return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C), Unbounded: true}
+			return v, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times weight %d overflows 64-bit cycles", B, C), Unbounded: true}
 		}
 		v.i = x
 		if w.loads {
 			// Each resource's weight is a longest path of its own, in
 			// the same form: B−1 iterations coming back, one leaving.
 			if v.l, ok = mulAddLoads(fv.l, B-1, first.back.l); !ok {
-				return nil, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times a resource weight overflows 64-bit cycles", B), Unbounded: true}
+				return v, &Error{Pos: w.pos(l.Header.Pos()), Msg: fmt.Sprintf("loop bound %d times a resource weight overflows 64-bit cycles", B), Unbounded: true}
 			}
 		}
 		if w.track {
 			// The weight's path: B−1 iterations coming back, then one
-			// leaving by e.
+			// leaving.
 			v.wit = &witness{sub: fv.wit, mult: 1}
 			if B > 1 && first.back.wit != nil {
 				v.wit.prev = &witness{sub: first.back.wit, mult: B - 1}
 			}
 		}
+		return v, nil
+	}
+	var out []exitVal
+	for _, e := range l.Exits {
+		fv := first.exits[e]
+		if fv == nil || !fv.ok {
+			continue
+		}
+		v, err := leave(fv, acc[e])
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, exitVal{e: e, v: v})
+	}
+	for _, in := range first.barOrder {
+		fv := first.arrivals[in]
+		if fv == nil || !fv.ok {
+			continue
+		}
+		v, err := leave(fv, accBar[in])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, exitVal{bar: in, v: v})
 	}
 	return out, nil
 }
