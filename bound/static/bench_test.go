@@ -48,6 +48,48 @@ func diamondSrc(n int, bar bool) string {
 	return sb.String()
 }
 
+// guardedNestSrc returns a kernel of depth loops nested in one another,
+// each of which a branch may skip the loop nested in it (a sorting
+// network's shape), with a block-wide barrier in the innermost body: every
+// loop holds a barrier and has iterations that cross none. One loop in
+// four runs twice, the others once (the bound stays within 64 bits).
+func guardedNestSrc(depth int) (string, map[string]int64) {
+	var sb strings.Builder
+	bounds := map[string]int64{}
+	sb.WriteString("ld r1 r0\nbar\n")
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&sb, "L%d: add r%d r1\n@p bra S%d\n", i, i%8+2, i)
+		bounds[fmt.Sprintf("L%d", i)] = 1
+		if i%4 == 0 {
+			bounds[fmt.Sprintf("L%d", i)] = 2
+		}
+	}
+	sb.WriteString("mul r1 r1\nbar\n")
+	for i := depth - 1; i >= 0; i-- {
+		fmt.Fprintf(&sb, "S%d: add r%d r%d\n@p bra L%d\n", i, i%8+2, i%8+2, i)
+	}
+	sb.WriteString("st r9 r1\nret\n")
+	return sb.String(), bounds
+}
+
+// BenchmarkGuardedNest: analysis time over the nesting depth of loops
+// holding barriers with barrier-free iterations (docs/performance.md,
+// "Static analysis: scaling"), 4 warps.
+func BenchmarkGuardedNest(b *testing.B) {
+	for _, d := range depths[:7] { // at depth 128 the bound overflows
+		b.Run(fmt.Sprintf("depth=%d", d), func(b *testing.B) {
+			src, bounds := guardedNestSrc(d)
+			k := build(b, src)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := k.analyze(b, 4, bounds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // depths are the sizes of the scaling benchmarks.
 var depths = []int{1, 2, 4, 8, 16, 32, 64, 128}
 

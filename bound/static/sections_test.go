@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpuwcet/gpuwcet/cfg"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
@@ -473,6 +475,60 @@ func TestWalkBound(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// guardedBarrier is a loop whose barrier a uniform branch may skip: its
+// iterations that take the branch cross no barrier.
+const guardedBarrier = "L:\n@p bra S\nbar\nS:\nadd r1 r1\n@q bra L\nret\n"
+
+// TestBarrierFreeIterations: on guardedBarrier (refused before: "a cycle
+// through this block passes no block-wide barrier") the section from the
+// entry to the barrier runs up to B−1 barrier-free iterations (6 weight
+// units each: the header's branch, the add, the back branch) before the
+// header's branch (2) that falls to the barrier; the section from the
+// barrier back to it runs the rest of its iteration (4) and, in the rest
+// of the entry (bound B−1), up to B−2 free ones and the header (2); with B
+// = 1 the back edge is never taken and that section does not exist. The
+// bound is the heaviest sum of sections of the concrete paths.
+func TestBarrierFreeIterations(t *testing.T) {
+	k := build(t, guardedBarrier)
+	bar := k.g.Func.Instrs[1]
+	for B := int64(1); B <= 5; B++ {
+		bounds := map[string]int64{"L": B}
+		r, err := k.analyze(t, 2, bounds)
+		if err != nil {
+			t.Fatalf("B=%d: %v", B, err)
+		}
+		if r.OneWarp {
+			t.Fatalf("B=%d: bounded as one warp", B)
+		}
+		L := map[[2]*isa.Instr]int64{}
+		for _, s := range r.Segments {
+			L[[2]*isa.Instr{s.From, s.To}] = int64(s.Classes[0].Load)
+		}
+		want := map[[2]*isa.Instr]int64{{nil, bar}: 6*(B-1) + 2, {nil, nil}: 6 * B, {bar, nil}: 4 + 6*(B-1)}
+		if B >= 2 {
+			want[[2]*isa.Instr{bar, bar}] = 4 + 6*(B-2) + 2
+			want[[2]*isa.Instr{bar, nil}] = 4 + 6*(B-1) // the rest of the iteration, then up to B−1 free ones
+		}
+		if diff := cmp.Diff(want, L); diff != "" {
+			t.Errorf("B=%d: segment loads (-want +got):\n%s", B, diff)
+		}
+		heaviest := int64(-1)
+		if _, complete, err := EnumeratePaths(k.g, boundsByLabel(bounds), 10000, func(p []*isa.Instr) bool {
+			x, err := pathSections(r, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			heaviest = max(heaviest, x)
+			return true
+		}); err != nil || !complete {
+			t.Fatalf("enumeration: %v, complete %v", err, complete)
+		}
+		if int64(r.Bound) != heaviest {
+			t.Errorf("B=%d: bound %d, heaviest concrete path %d", B, r.Bound, heaviest)
 		}
 	}
 }

@@ -304,8 +304,10 @@ func (w *walker) succs(region *cfg.Loop, n int, startBlock *cfg.Block, startK in
 // walk propagates in from instruction k of block b through region (a loop
 // whose back edges and exits end the walk, or nil for the whole graph).
 // Inner loops are summarised; in segment mode, block-wide barriers end the
-// walk and loops holding one are walked through (their cycles must each pass
-// a barrier, else the walk fails).
+// walk and loops holding one are walked through when each of their cycles
+// passes a barrier, summarised with their barriers as exits otherwise
+// (freeBar), and the header of an open freeBar loop reached by its back
+// edge is the rest of that entry of the loop (contNode).
 func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, error) {
 	nb, nl := len(w.g.Blocks), len(w.g.Loops)
 	// A segment walk from a barrier (the middle of block b) starts inside
@@ -329,7 +331,7 @@ func (w *walker) walk(region *cfg.Loop, b *cfg.Block, k int, in val) (*outcome, 
 	}
 	// Topological order of the nodes reachable from start (reverse
 	// postorder of a DFS); a cycle means a loop that is neither a region
-	// boundary nor summarised: a cycle without barrier in segment mode.
+	// boundary nor summarised: a cycle without barrier in region mode.
 	color := make(map[int]uint8)
 	var post []int
 	type frame struct {
@@ -531,7 +533,9 @@ func (w *walker) cycleError(n int) error {
 	if w.stops != nil {
 		return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes neither the region's first barrier nor one of its last, inside a loop that holds one of them: the region would start or end at a varying place of the loop, which a region bound does not support", Unbounded: true}
 	}
-	return &Error{Pos: w.pos(b.Pos()), Msg: "a cycle through this block passes no block-wide barrier, inside a loop that holds one: the number of barrier sections per iteration varies, which the section analysis does not support", Unbounded: true, sections: true}
+	// Cannot happen: a loop with a barrier-free cycle is summarised
+	// (freeBarrierCycles).
+	return &Error{Pos: w.pos(b.Pos()), Msg: "internal error: a cycle through this block passes no block-wide barrier and its loop is not summarised", Unbounded: true, sections: true}
 }
 
 // transfer applies the instructions lo..hi-1 of blk to v in place and
