@@ -183,40 +183,14 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 		maxL := map[segKey][]phases.Load{}
 		prepared := map[*isa.Instr]*phases.Op{}
 		n, complete, err := EnumeratePaths(k.g, boundsByLabel(g.bounds), 20000, func(path []*isa.Instr) bool {
-			ops := make([]*phases.Op, len(path))
-			for i, in := range path {
-				op := prepared[in]
-				if op == nil {
-					o, err := k.eng.Prepare(nil, in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					op = &o
-					prepared[in] = op
-				}
-				ops[i] = op
-			}
-			c := phases.BuildClassPath(k.eng, ops, phases.PathRedirects(k.g.Func, path), false)
-			var from *isa.Instr
-			for _, s := range c.Sections {
-				sk := segKey{from, s.Barrier}
-				from = s.Barrier
-				sc := seg[sk]
-				if sc == nil {
-					t.Errorf("seed %d: concrete section %d (%v -> %v) has no static segment\n%s", seed, s.Index, sk.from, sk.to, src)
-					return false
-				}
+			c := enginePath(t, k, prepared, path)
+			if err := pathSectionsWithin(c, seg, func(sk segKey, s *phases.Section) {
 				d, i := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
-				if d > sc.Duration || i > sc.Load {
-					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: duration %d, load %d; static D %d, L %d\n%s", seed, hw.Pipeline, len(path), s.Index, d, i, sc.Duration, sc.Load, src)
-					return false
-				}
-				if !leqLoads(s.Loads, sc.Loads) {
-					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d: resource loads %v above the static maxima %v\n%s", seed, hw.Pipeline, len(path), s.Index, s.Loads, sc.Loads, src)
-					return false
-				}
 				maxD[sk], maxI[sk] = max(maxD[sk], d), max(maxI[sk], i)
 				maxL[sk] = joinLoads(maxL[sk], s.Loads)
+			}); err != nil {
+				t.Errorf("seed %d: hw %+v: concrete path of %d instructions: %v\n%s", seed, hw.Pipeline, len(path), err, src)
+				return false
 			}
 			return true
 		})
@@ -248,6 +222,55 @@ func soundAgainstConcretePaths(t *testing.T, pipe bool) {
 	if checked < *propN/2 {
 		t.Errorf("only %d of %d programs enumerated completely", checked, *propN)
 	}
+}
+
+// enginePath runs the engine along a concrete path of k's graph, as it
+// runs a trace (phases.BuildClassPath with the path's redirects); prepared
+// memoises the instructions' Ops.
+func enginePath(t testing.TB, k *kernel, prepared map[*isa.Instr]*phases.Op, path []*isa.Instr) *phases.Class {
+	t.Helper()
+	ops := make([]*phases.Op, len(path))
+	for i, in := range path {
+		ops[i] = prepareOp(t, k, prepared, in)
+	}
+	return phases.BuildClassPath(k.eng, ops, phases.PathRedirects(k.g.Func, path), false)
+}
+
+// prepareOp returns the engine's Op of in, memoised in prepared.
+func prepareOp(t testing.TB, k *kernel, prepared map[*isa.Instr]*phases.Op, in *isa.Instr) *phases.Op {
+	t.Helper()
+	if op := prepared[in]; op != nil {
+		return op
+	}
+	o, err := k.eng.Prepare(nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepared[in] = &o
+	return &o
+}
+
+// pathSectionsWithin checks each section of the engine's run c against
+// the static segment of its barrier pair (seg, one class): its duration,
+// load and per-resource loads must be at most the segment's D, L and
+// loads. It calls visit with each section within them.
+func pathSectionsWithin(c *phases.Class, seg map[segKey]*SegClass, visit func(segKey, *phases.Section)) error {
+	var from *isa.Instr
+	for _, s := range c.Sections {
+		sk := segKey{from, s.Barrier}
+		from = s.Barrier
+		sc := seg[sk]
+		if sc == nil {
+			return fmt.Errorf("section %d (%v -> %v) has no static segment", s.Index, sk.from, sk.to)
+		}
+		d, l := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
+		if d > sc.Duration || l > sc.Load || !leqLoads(s.Loads, sc.Loads) {
+			return fmt.Errorf("section %d (%v -> %v): duration %d, load %d, resource loads %v; static D %d, L %d, loads %v",
+				s.Index, sk.from, sk.to, d, l, s.Loads, sc.Duration, sc.Load, sc.Loads)
+		}
+		visit(sk, s)
+	}
+	return nil
 }
 
 // checkSectionCounts checks the segments' counts on the worst barrier

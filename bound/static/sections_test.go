@@ -79,6 +79,24 @@ func pathSections(res *Result, path []*isa.Instr) (int64, error) {
 	return sum, nil
 }
 
+// heaviestSections returns the largest sum of the segment bounds of res
+// along the concrete paths of k under bounds (every path enumerated).
+func heaviestSections(t *testing.T, k *kernel, res *Result, bounds map[string]int64) int64 {
+	t.Helper()
+	heaviest := int64(-1)
+	if _, complete, err := EnumeratePaths(k.g, boundsByLabel(bounds), 10000, func(p []*isa.Instr) bool {
+		x, err := pathSections(res, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heaviest = max(heaviest, x)
+		return true
+	}); err != nil || !complete {
+		t.Fatalf("enumeration: %v, complete %v", err, complete)
+	}
+	return heaviest
+}
+
 // The shape of hotspot's calculate_temp: a costly prologue before the
 // barrier loop (so the first section into the loop's first barrier is
 // heavier than the later ones), a break between the loop's two barriers,
@@ -147,18 +165,7 @@ func TestEdgeWeightsHandBuilt(t *testing.T) {
 		if B > 5 {
 			continue
 		}
-		heaviest := int64(-1)
-		if _, complete, err := EnumeratePaths(k.g, boundsByLabel(bounds), 10000, func(p []*isa.Instr) bool {
-			x, err := pathSections(r, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			heaviest = max(heaviest, x)
-			return true
-		}); err != nil || !complete {
-			t.Fatalf("enumeration: %v, complete %v", err, complete)
-		}
-		if int64(r.Bound) != heaviest {
+		if heaviest := heaviestSections(t, k, r, bounds); int64(r.Bound) != heaviest {
 			t.Errorf("B=%d: bound %d, heaviest concrete path %d", B, r.Bound, heaviest)
 		}
 	}
@@ -307,36 +314,12 @@ func sectionPathAgainstConcretePaths(t *testing.T, exact, engine bool) {
 			}
 			// Section by section, the engine on the concrete path.
 			runs++
-			ops := make([]*phases.Op, len(p))
-			for i, in := range p {
-				op := prepared[in]
-				if op == nil {
-					o, err := k.eng.Prepare(nil, in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					op = &o
-					prepared[in] = op
-				}
-				ops[i] = op
-			}
-			c := phases.BuildClassPath(k.eng, ops, phases.PathRedirects(k.g.Func, p), false)
-			var from *isa.Instr
-			for _, s := range c.Sections {
-				sk := segKey{from, s.Barrier}
-				from = s.Barrier
-				sc := seg[sk]
-				if sc == nil {
-					t.Errorf("seed %d: concrete section %d (%v -> %v) has no static segment\n%s", seed, s.Index, sk.from, sk.to, src)
-					return false
-				}
-				d, i := s.Duration, s.InitSum+hwdesc.Cycles(s.Issued)
-				if d > sc.Duration || i > sc.Load || !leqLoads(s.Loads, sc.Loads) {
-					t.Errorf("seed %d: hw %+v: concrete path of %d instructions, section %d (%v -> %v): duration %d, load %d, loads %v; static D %d, L %d, loads %v\n%s",
-						seed, k.eng.HW().Pipeline, len(p), s.Index, sk.from, sk.to, d, i, s.Loads, sc.Duration, sc.Load, sc.Loads, src)
-					return false
-				}
-				maxI[sk] = max(maxI[sk], i)
+			c := enginePath(t, k, prepared, p)
+			if err := pathSectionsWithin(c, seg, func(sk segKey, s *phases.Section) {
+				maxI[sk] = max(maxI[sk], s.InitSum+hwdesc.Cycles(s.Issued))
+			}); err != nil {
+				t.Errorf("seed %d: hw %+v: concrete path of %d instructions: %v\n%s", seed, k.eng.HW().Pipeline, len(p), err, src)
+				return false
 			}
 			return true
 		})
@@ -516,18 +499,7 @@ func TestBarrierFreeIterations(t *testing.T) {
 		if diff := cmp.Diff(want, L); diff != "" {
 			t.Errorf("B=%d: segment loads (-want +got):\n%s", B, diff)
 		}
-		heaviest := int64(-1)
-		if _, complete, err := EnumeratePaths(k.g, boundsByLabel(bounds), 10000, func(p []*isa.Instr) bool {
-			x, err := pathSections(r, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			heaviest = max(heaviest, x)
-			return true
-		}); err != nil || !complete {
-			t.Fatalf("enumeration: %v, complete %v", err, complete)
-		}
-		if int64(r.Bound) != heaviest {
+		if heaviest := heaviestSections(t, k, r, bounds); int64(r.Bound) != heaviest {
 			t.Errorf("B=%d: bound %d, heaviest concrete path %d", B, r.Bound, heaviest)
 		}
 	}

@@ -44,16 +44,7 @@ func TestTotalsAgainstConcretePaths(t *testing.T) {
 		_, complete, err := EnumeratePaths(k.g, boundsByLabel(g.bounds), 5000, func(path []*isa.Instr) bool {
 			var load hwdesc.Cycles
 			for _, in := range path {
-				op := prepared[in]
-				if op == nil {
-					o, err := k.eng.Prepare(nil, in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					op = &o
-					prepared[in] = op
-				}
-				load += hwdesc.Cycles(interference(op))
+				load += hwdesc.Cycles(interference(prepareOp(t, k, prepared, in)))
 			}
 			p, err := sim.CompileFunc(hw, [][]*isa.Instr{path}, sim.BarrierReach, k.g.Func)
 			if err != nil {
