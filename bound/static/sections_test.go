@@ -260,7 +260,30 @@ func sectionPathAgainstConcretePaths(t *testing.T, exact, engine bool) {
 		}
 		seg := map[segKey]*SegClass{}
 		for _, s := range res.Segments {
-			seg[segKey{s.From, s.To}] = s.Classes[0]
+			sc := s.Classes[0]
+			seg[segKey{s.From, s.To}] = sc
+			// The contribution table decomposes L exactly, through the
+			// summaries of loops holding barriers too.
+			var sum int64
+			for _, u := range sc.Blocks {
+				sum += u.I
+			}
+			if sum != int64(sc.Load) {
+				t.Errorf("seed %d: segment %v -> %v: block table sums to %d, L %d\n%s", seed, s.From, s.To, sum, sc.Load, src)
+			}
+		}
+		// The counts of the worst barrier path add up to the bound when
+		// they are said to (ties between worst paths, as with a
+		// barrier-free iteration beside one crossing a barrier that costs
+		// nothing, can leave them not exact even with exact walks).
+		var csum int64
+		known := true
+		for _, s := range res.Segments {
+			known = known && s.Count >= 0
+			csum += s.Count * int64(s.Bound)
+		}
+		if known && res.CountsExact != (csum == int64(res.Bound)) {
+			t.Errorf("seed %d: CountsExact %v but sum of count x section bound %d, bound %d\n%s", seed, res.CountsExact, csum, res.Bound, src)
 		}
 		maxI := map[segKey]hwdesc.Cycles{}
 		prepared := map[*isa.Instr]*phases.Op{}
