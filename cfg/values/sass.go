@@ -215,12 +215,18 @@ func DecodeSASSArch(in *isa.Instr, arch int) *Sem {
 // whenever CC is written (so that ISETP.X never reads a zero flag, nor
 // IADD3.X an overflow flag, older than CC).
 func (d *sassDec) flags() {
-	cc, z, of := false, false, false
+	cc, z, of, ord := false, false, false, false
 	for _, o := range d.s.Outs {
 		cc = cc || o.Kind == OutReg && o.Name == "CC"
 		z = z || o.Kind == OutReg && o.Name == zeroFlag
 		of = of || o.Kind == OutReg && o.Name == overflowFlag
+		ord = ord || o.Kind == OutReg && o.Name == orderFlag
 	}
+	defer func() {
+		if cc && !ord {
+			d.s.Outs = append(d.s.Outs, Out{Kind: OutReg, Name: orderFlag, W: 1, Node: -1})
+		}
+	}()
 	if !cc {
 		for _, r := range d.in.Defs() {
 			if r == "CC" {
@@ -543,14 +549,7 @@ func (d *sassDec) decode() {
 		}
 		d.write(0, d.node(Select, 32, d.val(ss[2], 1), d.val(ss[0], 32), d.val(ss[1], 32)))
 	case "IMNMX", "VIMNMX":
-		if len(ss) != 3 {
-			d.opaque(in.Op())
-			return
-		}
-		signed := !d.mods["U32"]
-		code := map[bool][2]Code{true: {SMin, SMax}, false: {UMin, UMax}}[signed]
-		a, b := d.val(ss[0], 32), d.val(ss[1], 32)
-		d.write(0, d.node(Select, 32, d.val(ss[2], 1), d.node(code[0], 32, a, b), d.node(code[1], 32, a, b)))
+		d.imnmx()
 	case "IABS":
 		if len(ss) != 1 {
 			d.opaque(in.Op())
@@ -1528,6 +1527,80 @@ func (d *sassDec) iaddOld() {
 			// a, -b: a == b). After .X it is not modelled.
 			d.out(zeroFlag, 1, d.node(Eq, 1, d.node(Trunc, 32, sum), d.konst(32, 0)))
 		}
+	}
+}
+
+// orderFlag names the order IMNMX.XHI leaves for IMNMX.XLO: a is the
+// word selected. The hardware keeps it in the overflow flag, with a
+// polarity the ISA description does not give; the decoder keeps it apart
+// (the overflow flag CC.OF is left unknown by IMNMX.XHI), and every other
+// writer of CC leaves it unknown.
+const orderFlag = "CC.ORD"
+
+// imnmx: IMNMX[.U32|.S32][.XHI|.XLO] d[.CC], a, b, p: min(a, b) when p,
+// max(a, b) otherwise. The extended-precision modes (docs/sass.md) take a
+// 64-bit minimum or maximum one word at a time from the high word:
+// .XHI writes the high words' result, the carry CC = the order is
+// determined (the high words differ), the order (orderFlag: a is the one
+// selected), the zero flag = the result is 0; .XLO selects by the flags
+// when the order is determined, else compares the low words, then
+// clears CC and the overflow flag and accumulates the zero flag. .XMED
+// (words in the middle of wider values) is not modelled.
+func (d *sassDec) imnmx() {
+	in, ss := d.in, d.in.Srcs
+	if len(ss) != 3 {
+		d.opaque(in.Op())
+		return
+	}
+	signed, xhi, xlo := true, false, false
+	for _, m := range in.Mods {
+		switch m {
+		case "U32":
+			signed = false
+		case "S32":
+		case "XHI":
+			xhi = true
+		case "XLO":
+			xlo = true
+		default:
+			d.opaque(in.Op())
+			return
+		}
+	}
+	ccOut := len(in.Dsts) == 1 && strings.HasSuffix(strings.TrimSpace(in.Dsts[0].Text), ".CC")
+	if xhi && xlo || len(in.Dsts) != 1 || ccOut && !xhi && !xlo {
+		d.opaque(in.Op())
+		return
+	}
+	code := map[bool][2]Code{true: {SMin, SMax}, false: {UMin, UMax}}[signed]
+	a, b, p := d.val(ss[0], 32), d.val(ss[1], 32), d.val(ss[2], 1)
+	r := d.node(Select, 32, p, d.node(code[0], 32, a, b), d.node(code[1], 32, a, b))
+	zero := d.konst(32, 0)
+	switch {
+	case xhi:
+		d.write(0, r)
+		if ccOut {
+			// a is selected when it is the smaller (p) or the larger.
+			less := d.node(map[bool]Code{true: SLt, false: ULt}[signed], 1, a, b)
+			more := d.node(map[bool]Code{true: SLt, false: ULt}[signed], 1, b, a)
+			d.out("CC", 1, d.node(Ne, 1, a, b))
+			d.out(orderFlag, 1, d.node(Select, 1, p, less, more))
+			d.out(zeroFlag, 1, d.node(Eq, 1, r, zero))
+		}
+	case xlo:
+		cf := d.input(In{Kind: InReg, Name: "CC", W: 1})
+		of := d.input(In{Kind: InReg, Name: orderFlag, W: 1})
+		r = d.node(Select, 32, cf, d.node(Select, 32, of, a, b), r)
+		d.write(0, r)
+		if ccOut {
+			z := d.input(In{Kind: InReg, Name: zeroFlag, W: 1})
+			d.out("CC", 1, d.konst(1, 0))
+			d.out(overflowFlag, 1, d.konst(1, 0))
+			d.out(orderFlag, 1, d.konst(1, 0))
+			d.out(zeroFlag, 1, d.node(And, 1, z, d.node(Eq, 1, r, zero)))
+		}
+	default:
+		d.write(0, r)
 	}
 }
 

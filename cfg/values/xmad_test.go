@@ -73,6 +73,10 @@ var xmadRef = map[string]func(a, b uint32, c, d uint64) uint64{
 	"mul_lo_s32_ab_plus": func(a, b uint32, c, d uint64) uint64 { return uint64((a + 1) * b) },
 	"mul_lo_s64_sext_12": func(a, b uint32, c, d uint64) uint64 { return uint64(int64(int32(a)) * 12) },
 	"mad_lo_s64_sext":    func(a, b uint32, c, d uint64) uint64 { return uint64(int64(int32(a)))*d + c },
+	"min_s64":            func(a, b uint32, c, d uint64) uint64 { return uint64(min(int64(c), int64(d))) },
+	"max_s64":            func(a, b uint32, c, d uint64) uint64 { return uint64(max(int64(c), int64(d))) },
+	"min_u64":            func(a, b uint32, c, d uint64) uint64 { return min(c, d) },
+	"max_u64":            func(a, b uint32, c, d uint64) uint64 { return max(c, d) },
 }
 
 const m24 = 1<<24 - 1
@@ -101,12 +105,14 @@ var xmadModelled = []string{
 	"mul_hi_s32_magic3", "mul_hi_s32_magic33", "mul_hi_s32_neg", "mul_hi_u32_magic", "mul_hi_s32_small",
 	"mul_wide_s32_12345", "mul_wide_s32_m3", "mul_wide_u32_big", "mul_lo_u64_big", "mul_lo_u64_neg",
 	"mul_lo_s32_ab_plus", "mul_lo_s64_sext_12", "mad_lo_s64_sext",
+	"min_s64", "max_s64", "min_u64", "max_u64",
 }
 
 var stgRe = regexp.MustCompile(`^\[(R[0-9]+)(\+0x[0-9a-f]+)?\]$`)
 
 // TestXMADChains is the differential test of the Maxwell/Pascal XMAD
-// family (and IADD3.RS) against the chains ptxas really emits: each kernel
+// family (and IADD3.RS, and the 64-bit minimum and maximum IMNMX.XHI /
+// IMNMX.XLO) against the chains ptxas really emits: each kernel
 // of testdata/xmad/xmad.ptx (one PTX multiplication, division or
 // remainder idiom) was compiled by ptxas 11.8 -O3 for sm_52 and sm_61
 // (gen.sh); its SASS is executed instruction by instruction on the
