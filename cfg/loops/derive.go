@@ -1423,8 +1423,52 @@ func (e *evaluator) reset() {
 			}
 			return e.joinLive(v)
 		}
+		if lo, hi := values.PairWords(v); lo != nil && values.SamePhis(lo, hi) {
+			return e.pairPhiRange(v, lo, hi)
+		}
 		return values.Num{}, false
 	}
+}
+
+// pairPhiRange is the range of the 64-bit value v whose words lo, hi are
+// phis of one block (SASS keeps a 64-bit variable in a register pair; the
+// value graph has a phi per word): at a loop header, the induction range
+// of the pair (pairPhis: start plus up to N-1 steps, N the loop's bound at
+// this launch); elsewhere the join of the pairs of the operands along the
+// edges some thread may take (joinLive). Reading the words apart loses
+// their correlation (a high word that is 0 or -1 makes every 64-bit value
+// possible); reading the pair per edge keeps it. Sound as phiRange and
+// joinLive are: the pair takes, along each edge, the pair of the words'
+// operands on that edge.
+func (e *evaluator) pairPhiRange(v, lo, hi *values.Value) (values.Num, bool) {
+	if l := e.a.headed[lo.Block]; l != nil {
+		if e.depth > maxEvalDepth || e.a.busy[l] {
+			e.memo.cut++
+			return values.Num{}, false
+		}
+		if m, ok := e.memo.phi[v]; ok && (!m.tainted || m.gen == e.memo.gen) {
+			return m.n, m.ok
+		}
+		cut := e.memo.cut
+		var n values.Num
+		ok := false
+		me := e.a.multiEntry
+		r, why := e.a.pairPhis(lo, hi, l)
+		e.a.multiEntry = me // a reading for a range, not a candidate
+		if why == "" && r.kind == recAdd {
+			n, ok = e.recRange(r, l)
+		}
+		e.memo.phi[v] = phiMemo{n: n, ok: ok, tainted: e.memo.cut != cut, gen: e.memo.gen}
+		return n, ok
+	}
+	r := values.Num{W: v.W, Lo: 1, Hi: 0, SLo: 1, SHi: 0}
+	for i := range lo.Args {
+		if e.deadEdge(lo.Preds[i], lo.Block) {
+			continue
+		}
+		r = values.Join(r, e.num(e.a.pairOf(lo.Args[i], hi.Args[i])))
+	}
+	return r, true
 }
 
 func (e *evaluator) num(v *values.Value) values.Num { return e.ev.Eval(v) }

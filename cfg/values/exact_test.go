@@ -274,7 +274,7 @@ func randomSASS(r *rand.Rand, n int) []byte {
 	for i := 0; i < n; i++ {
 		d := fmt.Sprintf("R%d", next)
 		next += 2 // keep pairs apart
-		switch r.Intn(15) {
+		switch r.Intn(18) {
 		case 13, 14:
 			// A 64-bit three-operand sum: two carry predicates, both
 			// added by IADD3.X (negated low operands, complemented high
@@ -289,6 +289,34 @@ func randomSASS(r *rand.Rand, n int) []byte {
 				lines = append(lines, fmt.Sprintf("SEL %s, %s, %s, P%d", d, pick(), opnd(), r.Intn(2)))
 			}
 			regs = append(regs, d2)
+		case 15, 16, 17:
+			// A register pair read as one 64-bit addend: a 64-bit select
+			// (two SEL under one predicate), a sign-extended word (SHF.R.S32.HI
+			// or LEA.HI.X.SX32 for the high word), a sum with a negative
+			// constant (IADD3 / IADD3.X with the constant's words).
+			d2 := fmt.Sprintf("R%d", next-1)
+			x, y := pick(), pick()
+			switch r.Intn(4) {
+			case 0:
+				lines = append(lines, fmt.Sprintf("ISETP.%s.U32.AND P1, PT, %s, %s, PT", []string{"LT", "GE"}[r.Intn(2)], pick(), opnd()))
+				lines = append(lines, fmt.Sprintf("SEL %s, %s, %s, P1", d, x, opnd()))
+				lines = append(lines, fmt.Sprintf("SEL %s, %s, %s, P1", d2, y, opnd()))
+			case 1:
+				lines = append(lines, fmt.Sprintf("IADD3 %s, %s, RZ, RZ", d, x))
+				lines = append(lines, fmt.Sprintf("SHF.R.S32.HI %s, RZ, 0x1f, %s", d2, x))
+			case 2:
+				lines = append(lines, fmt.Sprintf("IADD3 %s, P0, %s, %s, RZ", d, x, y))
+				lines = append(lines, fmt.Sprintf("LEA.HI.X.SX32 %s, %s, %s, 0x%x, P0", d2, y, pick(), r.Intn(3)))
+			default:
+				k := []uint64{0xc, 0x1, 0x10, 0x80000000}[r.Intn(4)]
+				lines = append(lines, fmt.Sprintf("IADD3 %s, P0, %s, -0x%x, RZ", d, x, k))
+				lines = append(lines, fmt.Sprintf("IADD3.X %s, %s, -0x1, RZ, P0, !PT", d2, y))
+			}
+			d3 := fmt.Sprintf("R%d", next)
+			next += 2
+			lines = append(lines, fmt.Sprintf("IMAD.WIDE.U32 %s, %s, %s, %s", d3, pick(), opnd(), d))
+			regs = append(regs, d, d2, fmt.Sprintf("R%d", next-1))
+			d = d3
 		case 12:
 			// The carry of a step: x + c <u x.
 			x := pick()

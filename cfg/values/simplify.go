@@ -182,6 +182,9 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 			if v := f.joinCarry(lo, hi, w); v != nil {
 				return v
 			}
+			if v := f.joinWords(lo, hi, w); v != nil {
+				return v
+			}
 		}
 	case Xor:
 		if yc && cy == 0 {
@@ -343,6 +346,18 @@ func (f *Func) trunc(in *isa.Instr, x *Value, w int) *Value {
 			if k, ok := a[0].Args[1].IsConst(); ok && k < uint64(w) {
 				if hi := pairHigh(a[0].Args[0], w); hi != nil {
 					return f.mk(in, AShr, w, hi, f.constant(32, k))
+				}
+			}
+		}
+	}
+	// The high word of a sign-extended word shifted left by k <= 32
+	// (LEA.HI d, a, b, c, k with c the sign of a: LEA.HI.X.SX32) is the
+	// word shifted right arithmetically by 32 - k.
+	if x.Code == LShr && x.W == 64 && w == 32 {
+		if c, ok := a[1].IsConst(); ok && c == 32 && a[0].Kind == VOp && a[0].Code == Shl {
+			if k, ok := a[0].Args[1].IsConst(); ok && k <= 32 {
+				if s := a[0].Args[0]; s.Kind == VOp && s.Code == SExt && s.Args[0].W == 32 {
+					return f.mk(in, AShr, 32, s.Args[0], f.constant(32, min(31, 32-k)))
 				}
 			}
 		}
@@ -620,12 +635,122 @@ func (f *Func) joinCarry(lo, hi *Value, w int) *Value {
 		for i := 0; i < 2; i++ {
 			p, q := lo.Args[i], lo.Args[1-i]
 			pp := f.mk(nil, Or, 64, f.mk(nil, ZExt, 64, p), f.mk(nil, Shl, 64, f.mk(nil, ZExt, 64, rest), f.constant(32, 32)))
-			if pp.Kind == VOp && pp.Code == Or {
+			if !onePair(pp) {
 				continue // not one value: no gain
 			}
 			return f.mk(nil, Add, 64, pp, f.mk(nil, ZExt, 64, q))
 		}
+		// pair(p + q, hp + hq + carry) = pair(p, hp) + pair(q, hq) with
+		// hq one addend of the high word (a constant: the high word of a
+		// negative constant, -12 = pair(0xfffffff4, 0xffffffff); the sign
+		// word of q: a sign-extended addend) when both pairs are one
+		// value each.
+		for j, hq := range hs {
+			if j == k {
+				continue
+			}
+			hp := f.constant(32, 0)
+			for m, x := range hs {
+				if m != j && m != k {
+					hp = f.mk(nil, Add, 32, hp, x)
+				}
+			}
+			for i := 0; i < 2; i++ {
+				p, q := lo.Args[i], lo.Args[1-i]
+				qq := f.Pair(q, hq)
+				if !onePair(qq) {
+					continue
+				}
+				pp := f.Pair(p, hp)
+				if !onePair(pp) {
+					continue
+				}
+				return f.mk(nil, Add, 64, pp, qq)
+			}
+		}
 		return nil
+	}
+	return nil
+}
+
+// onePair reports whether the 64-bit value v, built as a pair of words,
+// is one value: not a pair of words, or the pair of two phis of one block
+// over the same edges (the halves of a 64-bit value a loop steps, which
+// the loop analysis reads as one: cfg/loops, pairPhis).
+func onePair(v *Value) bool {
+	if v.Kind != VOp || v.Code != Or {
+		return true
+	}
+	lo, hi := PairWords(v)
+	return lo != nil && SamePhis(lo, hi)
+}
+
+// PairWords returns the words lo, hi of v = ZExt64(lo) | ZExt64(hi) << 32
+// (32-bit halves), or nil.
+func PairWords(v *Value) (lo, hi *Value) {
+	if v.Kind != VOp || v.Code != Or || v.W != 64 {
+		return nil, nil
+	}
+	for i := 0; i < 2; i++ {
+		l, h := v.Args[i], v.Args[1-i]
+		if l.Kind != VOp || l.Code != ZExt || l.Args[0].W != 32 {
+			continue
+		}
+		if h.Kind != VOp || h.Code != Shl || h.Args[0].Kind != VOp || h.Args[0].Code != ZExt || h.Args[0].Args[0].W != 32 {
+			continue
+		}
+		if k, ok := h.Args[1].IsConst(); !ok || k != 32 {
+			continue
+		}
+		return l.Args[0], h.Args[0].Args[0]
+	}
+	return nil, nil
+}
+
+// SamePhis reports whether x and y are distinct, complete, non-trivial
+// phis of one block over the same edges in the same order. (While the
+// SSA form is built, a phi of a block not yet sealed has no operands and
+// may turn out trivial, forwarding to one value: it is not one.)
+func SamePhis(x, y *Value) bool {
+	if x == y || !realPhi(x) || !realPhi(y) || x.Block != y.Block || len(x.Args) != len(y.Args) {
+		return false
+	}
+	for i := range x.Preds {
+		if x.Preds[i] != y.Preds[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func realPhi(x *Value) bool {
+	if x.Kind != VPhi || x.fwd != nil || x.Block == nil || len(x.Args) < 2 || len(x.Preds) != len(x.Args) {
+		return false
+	}
+	for _, a := range x.Args {
+		if a == nil || a != x.Args[0] && a != x {
+			return a != nil
+		}
+	}
+	return false // every operand the same value (or the phi itself)
+}
+
+// joinWords reads the pair of 32-bit words lo, hi as one 64-bit value
+// when its words are: pair(x, x >>s 31) = sext(x) (the sign word ptxas
+// writes with SHF.R.S32.HI or LEA.HI.X.SX32), and pair(select(c, a, b),
+// select(c, d, e)) = select(c, pair(a, d), pair(b, e)) (a 64-bit select
+// as two SEL under one predicate). Both are exact.
+func (f *Func) joinWords(lo, hi *Value, w int) *Value {
+	if w != 64 || lo.W != 32 || hi.W != 32 || hi.Kind != VOp {
+		return nil
+	}
+	if hi.Code == AShr && hi.Args[0] == lo {
+		if k, ok := hi.Args[1].IsConst(); ok && k == 31 {
+			return f.mk(nil, SExt, 64, lo)
+		}
+	}
+	if hi.Code == Select && lo.Kind == VOp && lo.Code == Select && lo.Args[0] == hi.Args[0] {
+		return f.mk(nil, Select, 64, lo.Args[0], f.Pair(lo.Args[1], hi.Args[1]), f.Pair(lo.Args[2], hi.Args[2]))
 	}
 	return nil
 }
