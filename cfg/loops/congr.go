@@ -292,7 +292,25 @@ func (cg *congruence) fact(c *values.Value, want bool) {
 		}
 		// x == y: x - y ≡ 0.
 		cg.facts = append(cg.facts, cg.form(x, 0).add(cg.form(y, 0), cg.m, cg.m))
+	case c.Code == values.Ne && want, c.Code == values.Eq && !want:
+		// x != y with x and y in {0, 1} at this launch (a bit: x & 1, a
+		// predicate extended): x = y + 1 mod 2, so modulo 2 (t = 1)
+		// x - y - 1 ≡ 0 (LOP.AND.NZ P, RZ, n, 0x1: the test of n's parity
+		// before a peeled iteration).
+		x, y := c.Args[0], c.Args[1]
+		if cg.t != 1 || !cg.bit(x) || !cg.bit(y) {
+			return
+		}
+		f := cg.form(x, 0).add(cg.form(y, 0), cg.m, cg.m)
+		cg.facts = append(cg.facts, f.add(cform{c: 1}, cg.m, cg.m))
 	}
+}
+
+// bit reports whether v is 0 or 1 at this launch (every bit above the
+// lowest known zero).
+func (cg *congruence) bit(v *values.Value) bool {
+	n := cg.e.num(cg.subst(v, 0))
+	return !n.Empty() && n.Zero|1 == values.Mask(v.W)
 }
 
 func (cg *congruence) atom(v *values.Value) cform {

@@ -1680,6 +1680,173 @@ func (e *evaluator) recRange(r rec, l *cfg.Loop) (values.Num, bool) {
 	return values.Meet(pr, values.TopNum(r.w)), true
 }
 
+// limitArms tightens dhi, the largest distance L - S (up) or S - L
+// (down) from the start's form ss in d, when L is a minimum (up) or a
+// maximum (down) in d: each arm A bounds L, so the distance is at most
+// the largest A - S (S - A). Sound: min(A, B) <= A and <= B as integers
+// of d, and each arm's form is exact when its checks hold.
+func (e *evaluator) limitArms(lim *values.Value, ss lin, d dom, up bool, dhi int64) int64 {
+	arms := minMaxArms(lim, d, up)
+	for _, arm := range arms {
+		la, err := e.lin(arm, d)
+		if err != nil || e.checkAll(la.checks) != nil {
+			continue
+		}
+		diff := la.sub(ss)
+		if !up {
+			diff = ss.sub(la)
+		}
+		if _, h, err := e.interval(diff); err == nil {
+			dhi = min(dhi, h)
+		}
+	}
+	return dhi
+}
+
+// minMaxArms returns the arms a, b of v = min(a, b) (up; max(a, b) when
+// not up) in d: the operation, or select(a < b, a, b) (<= alike; b, a for
+// the maximum), the form ptxas gives it on Volta and later (ISETP + SEL).
+func minMaxArms(v *values.Value, d dom, up bool) []*values.Value {
+	if v.Kind != values.VOp || v.W != d.w {
+		return nil
+	}
+	mn := map[bool]values.Code{true: values.SMin, false: values.UMin}[d.signed]
+	mx := map[bool]values.Code{true: values.SMax, false: values.UMax}[d.signed]
+	switch {
+	case up && v.Code == mn, !up && v.Code == mx:
+		return v.Args[:2]
+	case v.Code != values.Select:
+		return nil
+	}
+	c, x, y := v.Args[0], v.Args[1], v.Args[2]
+	lt, le := values.ULt, values.ULe
+	if d.signed {
+		lt, le = values.SLt, values.SLe
+	}
+	if c.Kind != values.VOp || c.Code != lt && c.Code != le {
+		return nil
+	}
+	a, b := c.Args[0], c.Args[1]
+	switch {
+	case up && x == a && y == b, !up && x == b && y == a:
+		return []*values.Value{a, b}
+	}
+	return nil
+}
+
+// neOrdered bounds a loop that stays while x != L as the ordered loop it
+// is when every entry starts on the side of L it steps towards: x = S +
+// k·s with s = ±2^t a constant, L - S a multiple of 2^t (the congruence
+// forms), and a guard of the loop (a test every entry passes) that gives
+// S <= L (up; S >= L down) as integers of one domain d. Then x_k = S +
+// k·s stays strictly between S and L (no wrap: they are values of d) until
+// it equals L at k = (L - S)/s, which is when x < L (x > L) first fails:
+// the trip count is that of the ordered comparison in d, bounded by
+// ordered over the launch (the modular reading of the same loop counts
+// the distance modulo 2^w, and a thread the guard keeps out, whose L - S
+// is negative, makes it about 2^w). ok is false when a premise is not
+// proved or ordered refuses.
+func (e *evaluator) neOrdered(c *candidate) (int64, bool) {
+	r := c.iv
+	if r.kind != recAdd || r.ext != 0 || e.d == nil || len(e.d.guards) == 0 {
+		return 0, false
+	}
+	st, ok := e.num(r.step).Exact()
+	if !ok {
+		return 0, false
+	}
+	s := values.Signed(st&values.Mask(r.w), r.w)
+	mag := abs64(s)
+	if s == 0 || mag&(mag-1) != 0 {
+		return 0, false
+	}
+	up := s > 0
+	if !e.multipleOf(e.a.f.Op(values.Sub, r.w, c.lim, r.start), bits.TrailingZeros64(uint64(mag)), e.d.Loop) {
+		return 0, false
+	}
+	lo, hi := r.start, c.lim // lo <= hi is the premise
+	if !up {
+		lo, hi = c.lim, r.start
+	}
+	for _, d := range []dom{{w: r.w, signed: true}, {w: r.w, signed: false}} {
+		if !e.guardedLE(lo, hi, d) {
+			continue
+		}
+		oc := *c
+		oc.d = d
+		oc.cmp = "lt"
+		if !up {
+			oc.cmp = "gt"
+		}
+		if k, err := e.ordered(&oc); err == nil {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// guardedLE reports whether a guard of the loop gives a <= b as integers
+// of d: it compares x and y in d (x < y or x <= y, or the negation of the
+// opposite), a = x + c1 and b = y + c2 exactly (affine forms in d whose
+// sums do not wrap at this launch) with c1 - c2 <= 1 (strict) or <= 0.
+func (e *evaluator) guardedLE(a, b *values.Value, d dom) bool {
+	la, err1 := e.lin(a, d)
+	lb, err2 := e.lin(b, d)
+	if err1 != nil || err2 != nil || e.checkAll(la.checks) != nil || e.checkAll(lb.checks) != nil {
+		return false
+	}
+	for _, g := range e.d.guards {
+		x, y, strict, ok := guardOrder(g.cond, g.want, d.signed)
+		if !ok || x.W != d.w || y.W != d.w {
+			continue
+		}
+		lx, err1 := e.lin(x, d)
+		ly, err2 := e.lin(y, d)
+		if err1 != nil || err2 != nil || e.checkAll(lx.checks) != nil || e.checkAll(ly.checks) != nil {
+			continue
+		}
+		c1, c2 := la.sub(lx), lb.sub(ly)
+		if len(c1.terms) != 0 || len(c2.terms) != 0 {
+			continue
+		}
+		slack := int64(0)
+		if strict {
+			slack = 1
+		}
+		if c1.c-c2.c <= slack {
+			return true
+		}
+	}
+	return false
+}
+
+// guardOrder reads the test cond == want as x < y (strict) or x <= y,
+// compared signed or unsigned as signed says.
+func guardOrder(cond *values.Value, want, signed bool) (x, y *values.Value, strict, ok bool) {
+	for cond.Kind == values.VOp && cond.Code == values.Not {
+		cond, want = cond.Args[0], !want
+	}
+	if cond.Kind != values.VOp {
+		return nil, nil, false, false
+	}
+	lt, le := values.ULt, values.ULe
+	if signed {
+		lt, le = values.SLt, values.SLe
+	}
+	a, b := cond.Args[0], cond.Args[1]
+	switch {
+	case cond.Code == lt && want:
+		return a, b, true, true
+	case cond.Code == le && want:
+		return a, b, false, true
+	case cond.Code == lt && !want: // !(a < b): b <= a
+		return b, a, false, true
+	case cond.Code == le && !want: // !(a <= b): b < a
+		return b, a, true, true
+	}
+	return nil, nil, false, false
+}
+
 // applyGuards refines the values compared by the guards of the loop.
 func (e *evaluator) applyGuards(gs []guardFact) {
 	for pass := 0; pass < 2; pass++ {
@@ -1887,7 +2054,11 @@ func (e *evaluator) eval(c *candidate) (int64, error) {
 	}
 	switch c.cmp {
 	case "ne":
-		return e.modular(c)
+		k, err := e.modular(c)
+		if k2, ok := e.neOrdered(c); ok && (err != nil || k2 < k) {
+			return k2, nil
+		}
+		return k, err
 	case "eq":
 		st := e.num(r.step)
 		if st.Contains(0) {
@@ -2091,6 +2262,11 @@ func (e *evaluator) ordered(c *candidate) (int64, error) {
 		}
 		return 0, err
 	}
+	// A limit min(A, B) counted up to (max(A, B) down to) is at most A
+	// and at most B (at least, down): the distance is at most each of
+	// A - S and B - S, which cancel what A or B shares with S (y1 =
+	// min(y0 + n, h) from y0: at most n).
+	dhi = e.limitArms(c.lim, ss, d, up, dhi)
 	// No wrap: the first value that leaves fits the induction type.
 	llo, lhi, err := e.interval(ls)
 	if err != nil {

@@ -201,6 +201,18 @@ func randomLoopKernel(r *rand.Rand) string {
 	default:
 		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", r.Intn(20)-3)
 	}
+	// A limit relative to the start (y1 = min(y0 + n, h), its select
+	// form, or the maximum), where a guard on the start and the limit
+	// bounds a != loop.
+	if r.Intn(4) == 0 {
+		op, ty := []string{"min", "max"}[r.Intn(2)], []string{"s32", "u32"}[r.Intn(2)]
+		b.WriteString("\tadd.s32 %r13, %r11, %r1;\n")
+		if r.Intn(2) == 0 {
+			fmt.Fprintf(&b, "\t%s.%s %%r10, %%r13, %%r2;\n", op, ty)
+		} else {
+			fmt.Fprintf(&b, "\tsetp.%s.%s %%p5, %%r13, %%r2;\n\tselp.b32 %%r10, %%r13, %%r2, %%p5;\n", map[string]string{"min": "lt", "max": "gt"}[op], ty)
+		}
+	}
 	// The step (%r12).
 	switch r.Intn(6) {
 	case 0, 1:
@@ -231,7 +243,16 @@ func randomLoopKernel(r *rand.Rand) string {
 	wide := r.Intn(5) == 0
 	inner := r.Intn(3) == 0
 	if guard {
-		fmt.Fprintf(&b, "\tsetp.%s.%s %%p1, %%r11, %%r10;\n\t@!%%p1 bra $L_exit;\n", cmp, ty)
+		// The guard's comparison: the loop's, or another (clang guards
+		// a rotated != loop with start < limit).
+		gcmp, gty := cmp, ty
+		if r.Intn(2) == 0 {
+			gcmp, gty = cmps[r.Intn(len(cmps))], []string{"s32", "u32"}[r.Intn(2)]
+			if gcmp == "lo" || gcmp == "ls" || gcmp == "hi" || gcmp == "hs" {
+				gty = "u32"
+			}
+		}
+		fmt.Fprintf(&b, "\tsetp.%s.%s %%p1, %%r11, %%r10;\n\t@!%%p1 bra $L_exit;\n", gcmp, gty)
 	}
 	iv := "%r11"
 	if wide {

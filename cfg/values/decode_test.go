@@ -334,6 +334,12 @@ func TestDecodeSASS(t *testing.T) {
 		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": 1, "R2": 1, "CC": 1, "CC.Z": 0}, "P0=0x1"},
 		{"ISETP.GT.U32.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 1, "CC": 0, "CC.Z": 0}, "P0=0x1"},
 		{"ISETP.GT.X.AND P0, PT, R1, R2, PT", map[string]uint64{"R1": m32, "R2": 1, "CC": 0, "CC.Z": 0}, "P0=0x0"},
+		// Maxwell/Pascal LOP with a predicate operation on the result.
+		{"LOP.AND.NZ P1, RZ, R3, 0x1", map[string]uint64{"R3": 7}, "P1=0x1"},
+		{"LOP.AND.NZ P1, RZ, R3, 0x1", map[string]uint64{"R3": 6}, "P1=0x0"},
+		{"LOP.XOR.Z P0, R4, R1, R2", map[string]uint64{"R1": 5, "R2": 5}, "P0=0x1 R4=0x0"},
+		{"LOP.OR.T P0, R4, R1, ~R2", map[string]uint64{"R1": 0, "R2": m32}, "P0=0x1 R4=0x0"},
+		{"LOP.AND.F P0, R4, R1, R2", map[string]uint64{"R1": 3, "R2": 1}, "P0=0x0 R4=0x1"},
 		// Maxwell/Pascal LEA: the shift left out is 0; .CC writes the
 		// carry; LEA.HI.X adds CC; its predicate result is not modelled.
 		{"LEA R4.CC, R5, RZ", map[string]uint64{"R5": m32}, "CC=0x0 CC.OF?=0x0 CC.ORD?=0x0 CC.Z?=0x0 R4=0xffffffff"},

@@ -1768,25 +1768,57 @@ func (d *sassDec) xmad() {
 }
 
 // lopOld: LOP.{AND,OR,XOR,PASS_B} d, a, b and LOP32I.{AND,OR,XOR} d, a, imm
-// (~ operands complemented).
+// (~ operands complemented); LOP.op.pop P, d, a, b also writes the
+// predicate operation pop of the result to P: .F false, .T true, .Z the
+// result is 0, .NZ it is not (LOP.AND.NZ P1, RZ, R3, 0x1: P1 = R3 is odd).
 func (d *sassDec) lopOld() {
 	in, ss := d.in, d.in.Srcs
-	if len(ss) != 2 || len(in.Mods) != 1 || len(in.Dsts) != 1 {
+	pop := ""
+	if len(in.Mods) == 2 && len(in.Dsts) == 2 && isPredOperand(in.Dsts[0]) {
+		pop = in.Mods[1]
+	} else if len(in.Mods) != 1 || len(in.Dsts) != 1 {
+		d.opaque(in.Op())
+		return
+	}
+	if len(ss) != 2 {
 		d.opaque(in.Op())
 		return
 	}
 	a, b := d.val(ss[0], 32), d.val(ss[1], 32)
+	var r int32
 	switch in.Mods[0] {
 	case "AND":
-		d.write(0, d.node(And, 32, a, b))
+		r = d.node(And, 32, a, b)
 	case "OR":
-		d.write(0, d.node(Or, 32, a, b))
+		r = d.node(Or, 32, a, b)
 	case "XOR":
-		d.write(0, d.node(Xor, 32, a, b))
+		r = d.node(Xor, 32, a, b)
 	case "PASS_B":
-		d.write(0, b)
+		r = b
 	default:
 		d.opaque(in.Op())
+		return
+	}
+	if pop == "" {
+		d.write(0, r)
+		return
+	}
+	var p int32
+	switch pop {
+	case "F":
+		p = d.konst(1, 0)
+	case "T":
+		p = d.konst(1, 1)
+	case "Z":
+		p = d.node(Eq, 1, r, d.konst(32, 0))
+	case "NZ":
+		p = d.node(Ne, 1, r, d.konst(32, 0))
+	default:
+		d.opaque(in.Op())
+		return
+	}
+	if d.write(0, p) {
+		d.write(1, r)
 	}
 }
 
