@@ -752,7 +752,63 @@ func (f *Func) joinWords(lo, hi *Value, w int) *Value {
 	if hi.Code == Select && lo.Kind == VOp && lo.Code == Select && lo.Args[0] == hi.Args[0] {
 		return f.mk(nil, Select, 64, lo.Args[0], f.Pair(lo.Args[1], hi.Args[1]), f.Pair(lo.Args[2], hi.Args[2]))
 	}
-	return nil
+	return f.joinMinMax(lo, hi)
+}
+
+// joinMinMax reads a 64-bit minimum or maximum computed a word at a time
+// (Maxwell/Pascal IMNMX.XHI then IMNMX.XLO): hi = min(ha, hb) and lo =
+// ha != hb ? (ha < hb ? la : lb) : minu(la, lb) is min(pair(la, ha),
+// pair(lb, hb)) (signed or unsigned as the high words are compared; the
+// low words unsigned; max alike with the order reversed). Exact: the high
+// words decide when they differ, the low words when they are equal.
+func (f *Func) joinMinMax(lo, hi *Value) *Value {
+	var lowOp, lt Code
+	var wide Code
+	switch hi.Code {
+	case SMin:
+		lowOp, lt, wide = UMin, SLt, SMin
+	case UMin:
+		lowOp, lt, wide = UMin, ULt, UMin
+	case SMax:
+		lowOp, lt, wide = UMax, SLt, SMax
+	case UMax:
+		lowOp, lt, wide = UMax, ULt, UMax
+	default:
+		return nil
+	}
+	if lo.Kind != VOp || lo.Code != Select {
+		return nil
+	}
+	ha, hb := hi.Args[0], hi.Args[1]
+	ne, pick, eq := lo.Args[0], lo.Args[1], lo.Args[2]
+	if ne.Kind != VOp || ne.Code != Ne || !(ne.Args[0] == ha && ne.Args[1] == hb || ne.Args[0] == hb && ne.Args[1] == ha) {
+		return nil
+	}
+	if pick.Kind != VOp || pick.Code != Select || eq.Kind != VOp || eq.Code != lowOp {
+		return nil
+	}
+	ord := pick.Args[0]
+	if ord.Kind != VOp || ord.Code != lt {
+		return nil
+	}
+	// The word pair of the operand the order selects: for a minimum, ha
+	// when ha < hb; for a maximum, ha when hb < ha.
+	var sel, other *Value
+	switch {
+	case (wide == SMin || wide == UMin) && ord.Args[0] == ha && ord.Args[1] == hb,
+		(wide == SMax || wide == UMax) && ord.Args[0] == hb && ord.Args[1] == ha:
+		sel, other = ha, hb
+	case (wide == SMin || wide == UMin) && ord.Args[0] == hb && ord.Args[1] == ha,
+		(wide == SMax || wide == UMax) && ord.Args[0] == ha && ord.Args[1] == hb:
+		sel, other = hb, ha
+	default:
+		return nil
+	}
+	ls, lothr := pick.Args[1], pick.Args[2]
+	if !(eq.Args[0] == ls && eq.Args[1] == lothr || eq.Args[0] == lothr && eq.Args[1] == ls) {
+		return nil
+	}
+	return f.mk(nil, wide, 64, f.Pair(ls, sel), f.Pair(lothr, other))
 }
 
 // joinPair recognises lo | hi << k where lo and hi are the two halves of
