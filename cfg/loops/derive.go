@@ -1790,34 +1790,65 @@ func (e *evaluator) neOrdered(c *candidate) (int64, bool) {
 // opposite), a = x + c1 and b = y + c2 exactly (affine forms in d whose
 // sums do not wrap at this launch) with c1 - c2 <= 1 (strict) or <= 0.
 func (e *evaluator) guardedLE(a, b *values.Value, d dom) bool {
-	la, err1 := e.lin(a, d)
-	lb, err2 := e.lin(b, d)
-	if err1 != nil || err2 != nil || e.checkAll(la.checks) != nil || e.checkAll(lb.checks) != nil {
-		return false
-	}
 	for _, g := range e.d.guards {
 		x, y, strict, ok := guardOrder(g.cond, g.want, d.signed)
 		if !ok || x.W != d.w || y.W != d.w {
 			continue
 		}
-		lx, err1 := e.lin(x, d)
-		ly, err2 := e.lin(y, d)
-		if err1 != nil || err2 != nil || e.checkAll(lx.checks) != nil || e.checkAll(ly.checks) != nil {
-			continue
-		}
-		c1, c2 := la.sub(lx), lb.sub(ly)
-		if len(c1.terms) != 0 || len(c2.terms) != 0 {
+		c1, ok1 := e.offset(a, x, d)
+		c2, ok2 := e.offset(b, y, d)
+		if !ok1 || !ok2 {
 			continue
 		}
 		slack := int64(0)
 		if strict {
 			slack = 1
 		}
-		if c1.c-c2.c <= slack {
+		if c1-c2 <= slack {
 			return true
 		}
 	}
 	return false
+}
+
+// offset returns c with v = base + c as integers of d: v is base, or base
+// plus a constant whose sum does not wrap at this launch, or the two are
+// affine forms in d (exact: their checks hold) that differ by a constant.
+func (e *evaluator) offset(v, base *values.Value, d dom) (int64, bool) {
+	if v == base {
+		return 0, true
+	}
+	if v.Kind == values.VOp && v.Code == values.Add && v.Args[0] == base {
+		if k, ok := v.Args[1].IsConst(); ok {
+			c := values.Signed(k, v.W)
+			if !d.signed {
+				c = int64(k)
+			}
+			n := e.num(base)
+			lo, hi := n.SLo, n.SHi
+			if !d.signed {
+				if n.Hi > math.MaxInt64 {
+					return 0, false
+				}
+				lo, hi = int64(n.Lo), int64(n.Hi)
+			}
+			l2, ok1 := addOK(lo, c)
+			h2, ok2 := addOK(hi, c)
+			if !n.Empty() && ok1 && ok2 && l2 >= d.min() && h2 <= d.max() {
+				return c, true
+			}
+		}
+	}
+	lv, err1 := e.lin(v, d)
+	lb, err2 := e.lin(base, d)
+	if err1 != nil || err2 != nil || e.checkAll(lv.checks) != nil || e.checkAll(lb.checks) != nil {
+		return 0, false
+	}
+	diff := lv.sub(lb)
+	if len(diff.terms) != 0 {
+		return 0, false
+	}
+	return diff.c, true
 }
 
 // guardOrder reads the test cond == want as x < y (strict) or x <= y,

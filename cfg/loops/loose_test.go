@@ -35,3 +35,27 @@ func TestNoLooseBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestConvColsRowLoop: conv_cols' row loop (clang -O2 SASS), a rotated
+// loop y != min(y0 + rows_per_thread, h) entered under y0 < y1, was
+// derived with the bound 2^32 (the modular count of a distance that is
+// negative for the threads the guard keeps out), which analyze then
+// refused (the bound times the cycles per iteration overflows). Read as
+// the ordered loop it is under its guard, with the limit's arm y0 + n, it
+// is bounded by rows_per_thread: at the manifest's first launch (n = 16)
+// every loop of the kernel is below 1,000.
+func TestConvColsRowLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kernel corpus run skipped in -short mode")
+	}
+	c := cfgtest.Open(t)
+	k := c.Kernel("conv_cols")
+	for _, arch := range []string{"sm_52", "sm_70", "sm_80"} {
+		lst, rs := listingResults(t, c, cfgtest.Config{Compiler: "clang", Opt: "O2", Arch: arch}, k, "sass")
+		for _, lb := range rs[0].Loops {
+			if lb.Bound == nil || lb.Bound.Max > 1000 {
+				t.Errorf("%s conv_cols launch 0: loop %s bound %+v: %s", lst, lb.Key, lb.Bound, lb.Why)
+			}
+		}
+	}
+}
