@@ -321,3 +321,46 @@ func TestDeriveSASS(t *testing.T) {
 		})
 	}
 }
+
+// convergencePTX is ptxas's convergence loop written in PTX: two reads of
+// the active mask, repeated while a lane active at the second was not at
+// the first, in the divergent side of a branch. The judge
+// (phases/sim/simt, TestConvergenceLoop) runs the same loop once per
+// entry on its SIMT stack.
+const convergencePTX = `.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u32 %r2, [k_param_0];
+	mov.u32 %r9, 0;
+	setp.lt.u32 %p1, %r1, %r2;
+	@%p1 bra $L_conv;
+	bra.uni $L_join;
+$L_conv:
+	activemask.b32 %r3;
+	activemask.b32 %r4;
+	not.b32 %r5, %r3;
+	and.b32 %r6, %r5, %r4;
+	add.u32 %r9, %r9, 1;
+	setp.ne.u32 %p2, %r6, 0;
+	@%p2 bra $L_conv;
+$L_join:
+	ret;
+}
+`
+
+// TestConvergenceLoopPTX: the loop above is bounded by one execution per
+// entry (two reads of the active mask in one block are one value,
+// assume.ActiveMask), whatever the divergence before it.
+func TestConvergenceLoopPTX(t *testing.T) {
+	for _, n := range []int64{0, 5, 32} {
+		max, why := frameBounds(t, "conv.ptx", convergencePTX, n)
+		if len(max) != 1 || max[0] != 1 {
+			t.Errorf("n=%d: bounds %v (%q), want [1]", n, max, why)
+		}
+	}
+}

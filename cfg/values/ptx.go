@@ -280,6 +280,14 @@ func (d *ptxDec) decode() {
 		}
 	}
 	switch op {
+	case "activemask":
+		// The mask of the lanes executing it: one value per execution
+		// of its block (ssa.go, activeMask; assume.ActiveMask).
+		if in.Guard.Reg != "" || len(in.Srcs) != 0 {
+			d.opaque(in.Op() + " under a guard")
+			return
+		}
+		one(d.input(In{Kind: InSpecial, Name: ActiveMask, W: 32}))
 	case "mov":
 		d.mov(w)
 	case "add", "sub", "addc", "subc":

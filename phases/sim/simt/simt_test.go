@@ -370,3 +370,43 @@ func TestRefused(t *testing.T) {
 		t.Errorf("unknown block accepted")
 	}
 }
+
+// TestConvergenceLoop: ptxas's convergence loop (two reads of the active
+// mask, repeated while a lane active at the second was not at the first)
+// written in PTX, in the divergent side of a branch, runs once per entry
+// on the SIMT stack in every order: both reads see the entry's mask. The
+// value analysis derives the same bound (cfg/loops
+// TestConvergenceLoopPTX, premise A-ACTIVE-MASK).
+func TestConvergenceLoop(t *testing.T) {
+	k := prepare(t, kernelOf(`
+	mov.u32 %r1, %tid.x;
+	ld.param.u32 %r2, [k_param_0];
+	setp.lt.u32 %p1, %r1, %r2;
+	@%p1 bra CONV;
+	bra.uni JOIN;
+CONV:
+	activemask.b32 %r3;
+	activemask.b32 %r4;
+	not.b32 %r5, %r3;
+	and.b32 %r6, %r5, %r4;
+	setp.ne.u32 %p2, %r6, 0;
+	@%p2 bra CONV;
+JOIN:`))
+	for _, n := range []int64{0, 1, 5, 31, 32, 40, 64} {
+		all, err := k.Exhaustive(Launch{Block: [3]int{64, 1, 1}, Args: map[string]int64{"k_param_0": n}}, Options{Seed: 1}, 100, func(b *Block) error {
+			for w, p := range b.Paths {
+				want := 0
+				if int64(32*w) < n {
+					want = 1 // some lane of the warp enters
+				}
+				if got := count(texts(p), "and.b32"); got != want {
+					t.Errorf("n=%d warp %d: %d iterations, want %d", n, w, got, want)
+				}
+			}
+			return nil
+		})
+		if err != nil || !all {
+			t.Fatalf("n=%d: complete %v, %v", n, all, err)
+		}
+	}
+}
