@@ -1578,7 +1578,7 @@ func (e *evaluator) phiRange(v *values.Value) (values.Num, bool) {
 // loopPhiRange computes phiRange for a header phi v of loop l.
 func (e *evaluator) loopPhiRange(v *values.Value, l *cfg.Loop) (values.Num, bool) {
 	r, why := e.a.headerPhi(v, l)
-	if why == "" && r.kind == recAdd {
+	if why == "" && r.ext == 0 && (r.kind == recAdd || r.kind == recShl || r.kind == recShr && !r.arith) {
 		if n, ok := e.recRange(r, l); ok {
 			return n, true
 		}
@@ -1636,8 +1636,9 @@ func (a *analysis) headerPhis(b *cfg.Block) []*values.Value {
 	return a.phisOf[b]
 }
 
-// recRange is the range of the linear recurrence r of loop l at this
-// launch: its start plus up to N-1 steps, N the loop's bound.
+// recRange is the range of the recurrence r of loop l at this launch: its
+// start plus up to N-1 steps, N the loop's bound (shifted left N-1 times,
+// when that does not wrap; shifted right or divided: at most the start).
 func (e *evaluator) recRange(r rec, l *cfg.Loop) (values.Num, bool) {
 	d := e.a.derive(l)
 	if d.Expr == nil {
@@ -1652,6 +1653,23 @@ func (e *evaluator) recRange(r rec, l *cfg.Loop) (values.Num, bool) {
 	sub := e.a.newEvaluator(d, e.env, e.depth+1, e.memo)
 	sub.applyGuards(d.guards)
 	s := sub.num(r.start)
+	switch r.kind {
+	case recShr:
+		// Shifted right (or divided) unsigned in every iteration: never
+		// above the start.
+		return values.Meet(values.URange(r.w, 0, s.Hi), values.TopNum(r.w)), true
+	case recShl:
+		// S << (c·j) for the header executions j < n, when the largest
+		// does not wrap: between the start's least and that value.
+		if n < 1 {
+			return values.Num{}, false
+		}
+		sh := uint64(r.shift) * uint64(n-1)
+		if sh >= uint64(r.w) || s.Hi > values.Mask(r.w)>>sh {
+			return values.Num{}, false
+		}
+		return values.Meet(values.URange(r.w, s.Lo, s.Hi<<sh), values.TopNum(r.w)), true
+	}
 	st := sub.num(r.step)
 	sl, sh := st.SLo, st.SHi
 	if sl != sh || sl == 0 {

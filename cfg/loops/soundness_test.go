@@ -44,7 +44,7 @@ func TestDerivationSound(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(7))
 	const launchesPerKernel = 25
-	checked, bounded, divBounded := 0, 0, 0
+	checked, bounded, divBounded, geoInner := 0, 0, 0, 0
 	start := time.Now()
 	done := 0
 	for done < cases {
@@ -53,12 +53,14 @@ func TestDerivationSound(t *testing.T) {
 			break
 		}
 		src := randomLoopKernel(r)
-		div := false
-		switch r.Intn(6) {
+		div, geo := false, false
+		switch r.Intn(7) {
 		case 0, 1:
 			src = randomUnrolledKernel(r)
 		case 2:
 			src, div = randomDivKernel(r), true
+		case 3:
+			src, geo = randomGeoNestKernel(r), true
 		}
 		fset := token.NewFileSet()
 		file, err := ptx.ParseFile(fset, "rand.ptx", []byte(src), 0)
@@ -94,6 +96,9 @@ func TestDerivationSound(t *testing.T) {
 					if div {
 						divBounded++
 					}
+					if geo {
+						geoInner++
+					}
 					n := counts[li]
 					if capped[li] && lb.Bound.Max <= maxSteps {
 						t.Fatalf("UNSOUND: loop %d (line %d) runs more than %d header executions per entry, derived bound %d = %s (%s)\nlaunch %+v, tid %v, ctaid %d\n%s",
@@ -115,6 +120,10 @@ func TestDerivationSound(t *testing.T) {
 	t.Logf("%d bounds of loops divided by a constant (randomDivKernel) checked", divBounded)
 	if divBounded == 0 {
 		t.Fatal("no bound of a loop divided by a constant was checked")
+	}
+	t.Logf("%d bounds of loops in nests over a doubling value (randomGeoNestKernel) checked", geoInner)
+	if geoInner == 0 {
+		t.Fatal("no bound of a loop in a nest over a doubling value was checked")
 	}
 }
 
@@ -771,6 +780,54 @@ func randomDivKernel(r *rand.Rand) string {
 		} else {
 			fmt.Fprintf(&b, "\tdiv.s32 %%r11, %%r11, %d;\n", d)
 		}
+	}
+	b.WriteString("\tbra.uni $L_head;\n$L_exit:\n\tret;\n}\n")
+	return b.String()
+}
+
+// randomGeoNestKernel writes a loop nest whose outer value doubles (or is
+// shifted left by 1 or 2) while it is at most a launch value, and whose
+// inner loop reads it: j = k >> 1 halved to 0 (a bitonic sort's steps), or
+// j counting up to k. The inner bound rests on the range of the outer
+// value (its start shifted up to N-1 times).
+func randomGeoNestKernel(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(`.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
+{
+	.reg .pred %p<32>;
+	.reg .b32 %r<64>;
+	.reg .b64 %rd<32>;
+	ld.param.u32 %r1, [k_param_0];
+	ld.param.u32 %r2, [k_param_1];
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %ntid.x;
+`)
+	lim := []string{"%r4", "%r1", "%r2"}[r.Intn(3)]
+	sh := 1 + r.Intn(2)
+	down := r.Intn(3) == 0 // for (k = L; k > 0; k >>= sh), as a tree reduction
+	if down {
+		fmt.Fprintf(&b, "\tmov.u32 %%r11, %s;\n$L_head:\n\tsetp.eq.s32 %%p1, %%r11, 0;\n\t@%%p1 bra $L_exit;\n", lim)
+	} else {
+		fmt.Fprintf(&b, "\tmov.u32 %%r11, %d;\n", []int{1, 2, 3, 0}[r.Intn(4)])
+		cmp := []string{"le.u32", "lt.u32", "le.s32", "lt.s32"}[r.Intn(4)]
+		b.WriteString("$L_head:\n")
+		fmt.Fprintf(&b, "\tsetp.%s %%p1, %%r11, %s;\n\t@!%%p1 bra $L_exit;\n", cmp, lim)
+	}
+	if r.Intn(2) == 0 {
+		b.WriteString("\tshr.u32 %r20, %r11, 1;\n$L_in:\n\tsetp.eq.s32 %p2, %r20, 0;\n\t@%p2 bra $L_inexit;\n\tshr.u32 %r20, %r20, 1;\n\tbra.uni $L_in;\n$L_inexit:\n")
+	} else {
+		b.WriteString("\tmov.u32 %r20, 0;\n$L_in:\n\tsetp.ge.u32 %p2, %r20, %r11;\n\t@%p2 bra $L_inexit;\n\tadd.s32 %r20, %r20, 1;\n\tbra.uni $L_in;\n$L_inexit:\n")
+	}
+	switch {
+	case down:
+		fmt.Fprintf(&b, "\tshr.u32 %%r11, %%r11, %d;\n", sh)
+	case r.Intn(2) == 0:
+		fmt.Fprintf(&b, "\tshl.b32 %%r11, %%r11, %d;\n", sh)
+	default:
+		fmt.Fprintf(&b, "\tmul.lo.s32 %%r11, %%r11, %d;\n", 1<<sh)
 	}
 	b.WriteString("\tbra.uni $L_head;\n$L_exit:\n\tret;\n}\n")
 	return b.String()
