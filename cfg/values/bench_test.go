@@ -1,8 +1,13 @@
 package values
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"go/token"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,4 +60,69 @@ func BenchmarkBuildCallChain(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkBuildKernelCorpusO0 builds the value graph of every kernel of
+// the clang -O0 listings of the kernel corpus (PTX and SASS, calls
+// inlined): the frame slots and the frame addresses kept in them are
+// decided to a fixed point (frame.go), a few builds per kernel.
+func BenchmarkBuildKernelCorpusO0(b *testing.B) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "listings", "clang-O0-*", "*"))
+	if err != nil || len(paths) == 0 {
+		b.Skip("no kernel corpus listings")
+	}
+	type unit struct {
+		g    *cfg.Graph
+		inl  *cfg.Inlined
+		arch string
+	}
+	var units []unit
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".ptx") && !strings.HasSuffix(p, ".sass.gz") {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := p
+		if strings.HasSuffix(p, ".gz") {
+			r, err := gzip.NewReader(bytes.NewReader(src))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if src, err = io.ReadAll(r); err != nil {
+				b.Fatal(err)
+			}
+			name = strings.TrimSuffix(p, ".gz")
+		}
+		fset := token.NewFileSet()
+		file, err := load.File(fset, name, src, load.Auto)
+		if err != nil {
+			continue // a listing the front end refuses (kernels_test reports it)
+		}
+		for _, fn := range file.Funcs {
+			if fn.Decl || !fn.Entry {
+				continue
+			}
+			ifn, inl, err := cfg.Inline(file, fn)
+			if err != nil {
+				continue
+			}
+			g, err := cfg.Build(fset, ifn)
+			if err != nil {
+				continue
+			}
+			units = append(units, unit{g, inl, file.Target})
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, u := range units {
+			if _, err := Build(u.g, Options{Inlined: u.inl, Arch: u.arch}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(units)), "kernels")
 }
