@@ -130,7 +130,6 @@ const maxPairChain = 16
 // value): on entry the pair of their entry values, on each back edge the
 // pair stepped by one invariant 64-bit amount.
 func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
-	f := a.f
 	var start, step *values.Value
 	for i := range lo.Args {
 		p := lo.Preds[i]
@@ -150,41 +149,9 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 			start = s
 			continue
 		}
-		// x = lo + q, y = hi + carry(lo + q) + r: step q + r << 32; a
-		// chain of such sums (x = (lo + q1) + q2, y = hi + carry(lo +
-		// q1) + carry(lo + q1 + q2) + r: an unrolled step, or one of
-		// three-operand IADD3s) steps by q1 + q2 + r << 32.
-		var qs []*values.Value
-		rest := y
-		for x != lo && len(qs) < maxPairChain {
-			pp, q, r, ok := a.splitCarry(x, rest, func(_, q *values.Value) bool { return a.invariant(q, l) })
-			if !ok {
-				break
-			}
-			qs = append(qs, q)
-			x, rest = pp, r
-		}
-		if x != lo || len(qs) == 0 {
-			return rec{}, fmt.Sprintf("the 64-bit value with halves %s and %s is not stepped by an invariant amount", a.name(lo), a.name(hi))
-		}
-		var rs []*values.Value
-		seenHi := false
-		for _, t := range addends(rest) {
-			if t == hi && !seenHi {
-				seenHi = true
-				continue
-			}
-			if !a.invariant(t, l) {
-				return rec{}, fmt.Sprintf("the high half %s of a 64-bit value is not stepped by an invariant amount", a.name(hi))
-			}
-			rs = append(rs, t)
-		}
-		if !seenHi {
-			return rec{}, fmt.Sprintf("the high half %s of a 64-bit value does not carry over", a.name(hi))
-		}
-		st := f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32))
-		for _, q := range qs {
-			st = f.Op(values.Add, 64, st, f.Op(values.ZExt, 64, q))
+		st, why := a.carriedStep(x, y, lo, hi, l)
+		if why != "" {
+			return rec{}, why
 		}
 		if step != nil && step != st {
 			return rec{}, "a 64-bit value is stepped differently on different paths"
@@ -198,10 +165,9 @@ func (a *analysis) pairPhis(lo, hi *values.Value, l *cfg.Loop) (rec, string) {
 }
 
 // pairStepOf returns the 64-bit step s when x, the value a 64-bit phi v
-// takes on a back edge, is v + s computed in words: x = pair(lo, hi) with
-// lo = trunc(v) + q1 + ..., hi = (v >> 32) + carries + r, q and r
-// invariant in l (clang -O0 adds a 64-bit frame slot's words to a
-// product's words): s = q1 + ... + r << 32. nil when x is no such sum.
+// takes on a back edge, is v + s computed in words (clang -O0 adds a
+// 64-bit frame slot's words to a product's words; carriedStep). nil when
+// x is no such sum.
 func (a *analysis) pairStepOf(x, v *values.Value, l *cfg.Loop) *values.Value {
 	if v.W != 64 {
 		return nil
@@ -213,39 +179,53 @@ func (a *analysis) pairStepOf(x, v *values.Value, l *cfg.Loop) *values.Value {
 	f := a.f
 	vlo := f.Op(values.Trunc, 32, v)
 	vhi := f.Op(values.Trunc, 32, f.Op(values.LShr, 64, v, f.Const(32, 32)))
-	var qs []*values.Value
-	rest := hi
-	for lo != vlo && len(qs) < maxPairChain {
-		p, q, r, ok := a.splitCarry(lo, rest, func(_, q *values.Value) bool { return a.invariant(q, l) })
-		if !ok {
-			return nil
-		}
-		qs = append(qs, q)
-		lo, rest = p, r
-	}
-	if lo != vlo || len(qs) == 0 {
+	st, why := a.carriedStep(lo, hi, vlo, vhi, l)
+	if why != "" {
 		return nil
 	}
+	return st
+}
+
+// carriedStep returns the 64-bit step s, invariant in l, when the words
+// x, y are pair(lo, hi) + s: x = lo + q, y = hi + carry(lo + q) + r
+// steps by q + r << 32, and a chain of such sums (x = (lo + q1) + q2, y =
+// hi + carry(lo + q1) + carry(lo + q1 + q2) + r: an unrolled step, or a
+// three-operand IADD3's) by q1 + q2 + r << 32. why says why not.
+func (a *analysis) carriedStep(x, y, lo, hi *values.Value, l *cfg.Loop) (*values.Value, string) {
+	f := a.f
+	var qs []*values.Value
+	rest := y
+	for x != lo && len(qs) < maxPairChain {
+		pp, q, r, ok := a.splitCarry(x, rest, func(_, q *values.Value) bool { return a.invariant(q, l) })
+		if !ok {
+			break
+		}
+		qs = append(qs, q)
+		x, rest = pp, r
+	}
+	if x != lo || len(qs) == 0 {
+		return nil, fmt.Sprintf("the 64-bit value with halves %s and %s is not stepped by an invariant amount", a.name(lo), a.name(hi))
+	}
 	var rs []*values.Value
-	seen := false
+	seenHi := false
 	for _, t := range addends(rest) {
-		if t == vhi && !seen {
-			seen = true
+		if t == hi && !seenHi {
+			seenHi = true
 			continue
 		}
 		if !a.invariant(t, l) {
-			return nil
+			return nil, fmt.Sprintf("the high half %s of a 64-bit value is not stepped by an invariant amount", a.name(hi))
 		}
 		rs = append(rs, t)
 	}
-	if !seen {
-		return nil
+	if !seenHi {
+		return nil, fmt.Sprintf("the high half %s of a 64-bit value does not carry over", a.name(hi))
 	}
 	st := f.Op(values.Shl, 64, f.Op(values.ZExt, 64, a.sum32(rs)), f.Const(32, 32))
 	for _, q := range qs {
 		st = f.Op(values.Add, 64, st, f.Op(values.ZExt, 64, q))
 	}
-	return st
+	return st, ""
 }
 
 // pair64Compare reads a .EX comparison chain as a 64-bit comparison
