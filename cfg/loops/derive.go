@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -1334,6 +1335,11 @@ type evaluator struct {
 	d     *Derivation
 	depth int
 	memo  *evalMemo
+	// guarded lists the values a guard compares (their facts), for
+	// relRange; relBusy cuts its recursion.
+	guarded []*values.Value
+	relBusy bool
+	refresh bool
 }
 
 // evalMemo holds the ranges of loops' header phis and the bounds of the
@@ -1426,6 +1432,9 @@ func (e *evaluator) reset() {
 		if lo, hi := values.PairWords(v); lo != nil && values.SamePhis(lo, hi) {
 			return e.pairPhiRange(v, lo, hi)
 		}
+		if len(e.guarded) > 0 && v.Kind == values.VOp && (v.Code == values.Add || v.Code == values.Sub) && !e.relBusy {
+			return e.relRange(v)
+		}
 		return values.Num{}, false
 	}
 }
@@ -1469,6 +1478,94 @@ func (e *evaluator) pairPhiRange(v, lo, hi *values.Value) (values.Num, bool) {
 		r = values.Join(r, e.num(e.a.pairOf(lo.Args[i], hi.Args[i])))
 	}
 	return r, true
+}
+
+// relRange is the range of the sum v at this launch read through a
+// guarded value g: when v's affine form (linAt: exact, no sum wrapping at
+// this launch) is L = R + c·L_g, L_g the form of g and R without L_g's
+// first term, v = R + c·g over the integers, and g is in its guarded
+// range (n - 1 - gid, computed by nvcc as n + stride + ~((nctaid + ctaid)
+// · ntid + tid), is n - 1 - gid with gid < n: at least 0). The result is
+// met with the range of v's operation on its operands' ranges.
+func (e *evaluator) relRange(v *values.Value) (values.Num, bool) {
+	args := make([]values.Num, len(v.Args))
+	ws := make([]int, len(v.Args))
+	for i, x := range v.Args {
+		args[i], ws[i] = e.num(x), x.W
+	}
+	plain := values.NumApply(v.Code, v.W, args, ws)
+	e.relBusy = true
+	defer func() { e.relBusy = false }()
+	d := dom{w: v.W, signed: true}
+	l, err := e.linAt(v, d)
+	if err != nil || len(l.terms) < 2 || e.checkAll(l.checks) != nil {
+		return plain, true
+	}
+	l = e.unsignedTerms(l)
+	best := plain
+	for _, g := range e.guarded {
+		if g == v || g.W > 64 {
+			continue
+		}
+		lg, err := e.linAt(g, dom{w: g.W, signed: true})
+		if err != nil || len(lg.terms) < 2 || e.checkAll(lg.checks) != nil {
+			continue
+		}
+		lg = e.unsignedTerms(lg)
+		// c: the multiple of L_g that cancels its first term in L.
+		t0 := lg.terms[0]
+		var c int64
+		for _, t := range l.terms {
+			if t.v == t0.v && t.d == t0.d && t0.k != 0 && t.k%t0.k == 0 {
+				c = t.k / t0.k
+			}
+		}
+		if c == 0 {
+			continue
+		}
+		r := l.sub(lg.scale(c))
+		if len(r.terms) >= len(l.terms) {
+			continue
+		}
+		lo, hi, err := e.interval(r)
+		if err != nil {
+			continue
+		}
+		gn := e.num(g)
+		glo, ghi := gn.SLo, gn.SHi
+		if g.W < 64 {
+			gs := values.NumApply(values.SExt, 64, []values.Num{gn}, []int{g.W})
+			glo, ghi = gs.SLo, gs.SHi
+		}
+		a, ok1 := mulOK(glo, c)
+		b, ok2 := mulOK(ghi, c)
+		if !ok1 || !ok2 {
+			continue
+		}
+		lo2, ok3 := addOK(lo, min(a, b))
+		hi2, ok4 := addOK(hi, max(a, b))
+		if !ok3 || !ok4 {
+			continue
+		}
+		best = values.Meet(best, values.SRange(v.W, lo2, hi2))
+	}
+	return best, true
+}
+
+// unsignedTerms reads each term of l whose value is not negative at this
+// launch in either reading (its signed range starts at 0 or above) as
+// unsigned: the same integer, so that a term read at 32 bits signed (a
+// truncated sum) and one read through a zero extension are one term.
+func (e *evaluator) unsignedTerms(l lin) lin {
+	out := lin{c: l.c, checks: l.checks}
+	for _, t := range l.terms {
+		if t.d.signed && e.num(t.v).SLo >= 0 {
+			t.d.signed = false
+		}
+		out = out.add(lin{terms: []term{t}}, 1)
+		out.checks = l.checks
+	}
+	return out
 }
 
 func (e *evaluator) num(v *values.Value) values.Num { return e.ev.Eval(v) }
@@ -1899,11 +1996,16 @@ func guardOrder(cond *values.Value, want, signed bool) (x, y *values.Value, stri
 // applyGuards refines the values compared by the guards of the loop.
 func (e *evaluator) applyGuards(gs []guardFact) {
 	for pass := 0; pass < 2; pass++ {
+		// The second pass re-reads each compared value with the facts
+		// of the others (a guard on a value computed from another
+		// guarded one, in either order).
+		e.refresh = pass > 0
 		for _, g := range gs {
 			e.assume(g.cond, g.want)
 		}
 		e.reset()
 	}
+	e.refresh = false
 }
 
 // assume records that c == want (refining the values it compares).
@@ -1951,14 +2053,10 @@ func (e *evaluator) assume(c *values.Value, want bool) {
 	}
 	a, b := e.num(x[0]), e.num(x[1])
 	refine := func(v *values.Value, n values.Num) {
-		if v.Kind == values.VConst {
-			return
+		e.refine(v, n, 0)
+		if v.Kind == values.VOp && !slices.Contains(e.guarded, v) {
+			e.guarded = append(e.guarded, v)
 		}
-		old, ok := e.facts[v]
-		if !ok {
-			old = e.num(v)
-		}
-		e.facts[v] = values.Meet(old, n)
 	}
 	w := x[0].W
 	switch code {
@@ -1993,6 +2091,88 @@ func (e *evaluator) assume(c *values.Value, want bool) {
 	case values.SLe:
 		refine(x[0], values.SRange(w, math.MinInt64, b.SHi))
 		refine(x[1], values.SRange(w, a.SLo, math.MaxInt64))
+	}
+}
+
+// refine records that v is in n, and carries the fact down to the
+// operands of a sum that does not wrap at this launch and of an
+// extension: v = p + q in n gives p in n - range(q) (the guarded index
+// gid = ctaid·ntid + tid < n bounds tid by n - 1 - min(ctaid·ntid), so
+// that n - 1 - gid, computed by the compiler from tid another way, is
+// known not to be negative: nvcc -O3's trip count of a 64-bit grid-stride
+// loop). Exact: over the integers, no sum of the ranges wrapping, p = v -
+// q for every value of the guarded execution.
+func (e *evaluator) refine(v *values.Value, n values.Num, depth int) {
+	if v.Kind == values.VConst {
+		return
+	}
+	old, ok := e.facts[v]
+	if !ok {
+		old = e.num(v)
+	} else if e.refresh && depth == 0 {
+		// v's range from its operands' facts, without its own.
+		delete(e.facts, v)
+		e.reset()
+		old = values.Meet(old, e.num(v))
+	}
+	m := values.Meet(old, n)
+	e.facts[v] = m
+	e.reset()
+	if depth >= 4 || v.Kind != values.VOp || m.Empty() {
+		return
+	}
+	switch v.Code {
+	case values.ZExt, values.SExt:
+		in := v.Args[0]
+		if v.Code == values.ZExt && m.Hi <= values.Mask(in.W) {
+			e.refine(in, values.URange(in.W, m.Lo, m.Hi), depth+1)
+		}
+		if v.Code == values.SExt && m.SLo >= values.SRange(in.W, math.MinInt64, math.MaxInt64).SLo && m.SHi <= values.TopNum(in.W).SHi {
+			e.refine(in, values.SRange(in.W, m.SLo, m.SHi), depth+1)
+		}
+	case values.Mul:
+		// p · k, k > 0 known at this launch, not wrapping (unsigned).
+		for i := 0; i < 2; i++ {
+			p, q := v.Args[i], v.Args[1-i]
+			k, ok := e.num(q).Exact()
+			pn := e.num(p)
+			if !ok || k == 0 {
+				continue
+			}
+			if hi, lo := bits.Mul64(pn.Hi, k); hi != 0 || lo > values.Mask(v.W) {
+				continue
+			}
+			lo := m.Lo / k
+			if m.Lo%k != 0 {
+				lo++
+			}
+			e.refine(p, values.URange(p.W, lo, m.Hi/k), depth+1)
+		}
+	case values.Add:
+		for i := 0; i < 2; i++ {
+			p, q := v.Args[i], v.Args[1-i]
+			pn, qn := e.num(p), e.num(q)
+			// Signed: p + q does not wrap at v.W.
+			if lo, ok1 := addOK(pn.SLo, qn.SLo); ok1 {
+				if hi, ok2 := addOK(pn.SHi, qn.SHi); ok2 && lo >= values.SRange(v.W, math.MinInt64, math.MaxInt64).SLo && hi <= values.TopNum(v.W).SHi {
+					l, okl := addOK(m.SLo, -min(qn.SHi, math.MaxInt64-1))
+					h, okh := addOK(m.SHi, -max(qn.SLo, math.MinInt64+1))
+					if okl && okh && qn.SHi < math.MaxInt64 && qn.SLo > math.MinInt64 {
+						e.refine(p, values.SRange(p.W, l, h), depth+1)
+					}
+				}
+			}
+			// Unsigned: p + q does not wrap at v.W.
+			if pn.Hi <= values.Mask(v.W)-qn.Hi {
+				lo := uint64(0)
+				if m.Lo > qn.Hi {
+					lo = m.Lo - qn.Hi
+				}
+				if m.Hi >= qn.Lo {
+					e.refine(p, values.URange(p.W, lo, m.Hi-qn.Lo), depth+1)
+				}
+			}
+		}
 	}
 }
 
@@ -2043,6 +2223,13 @@ func (d *Derivation) evalUncached(env Env, depth int, memo *evalMemo) (int64, st
 		return 1, "the test " + fmt.Sprintf("%q", g.at.Text) + " before the loop skips it at this launch", nil
 	}
 	e.applyGuards(d.guards)
+	for v, n := range e.facts {
+		if n.Empty() {
+			// No value of v passes every test before the loop: no
+			// thread enters it at this launch (as skipped).
+			return 1, "the tests before the loop leave " + a.pretty(v) + " no value at this launch", nil
+		}
+	}
 	best := int64(-1)
 	var first error
 	for _, c := range d.cands {
@@ -2653,12 +2840,29 @@ func (e *evaluator) lin(v *values.Value, d dom) (lin, error) {
 	return linOf(v, d, 0)
 }
 
+// linAt is linOf at this launch: a value known exactly at the launch is
+// a constant, a product by such a value a multiple, and ~x is -x - 1.
+func (e *evaluator) linAt(v *values.Value, d dom) (lin, error) {
+	return linOfAt(v, d, 0, e)
+}
+
 // linOf reads v, as an integer in d, as an affine form over values, exact
 // when its checks hold (no sum wraps).
-func linOf(v *values.Value, d dom, depth int) (lin, error) {
+func linOf(v *values.Value, d dom, depth int) (lin, error) { return linOfAt(v, d, depth, nil) }
+
+// linOfAt is linOf, reading values known exactly at the launch of e
+// (when not nil) as constants, and ~x as -x - 1.
+func linOfAt(v *values.Value, d dom, depth int, e *evaluator) (lin, error) {
 	atom := lin{terms: []term{{v, d, 1}}}
 	if depth > 16 {
 		return atom, nil
+	}
+	if e != nil {
+		if n := e.num(v); n.W == v.W {
+			if x, ok := n.Exact(); ok {
+				v = e.a.f.Const(v.W, x)
+			}
+		}
 	}
 	if x, ok := v.IsConst(); ok {
 		if d.signed {
@@ -2679,11 +2883,11 @@ func linOf(v *values.Value, d dom, depth int) (lin, error) {
 	}
 	switch v.Code {
 	case values.Add, values.Sub:
-		x, err := linOf(a[0], d, depth+1)
+		x, err := linOfAt(a[0], d, depth+1, e)
 		if err != nil {
 			return x, err
 		}
-		y, err := linOf(a[1], d, depth+1)
+		y, err := linOfAt(a[1], d, depth+1, e)
 		if err != nil {
 			return y, err
 		}
@@ -2692,8 +2896,29 @@ func linOf(v *values.Value, d dom, depth int) (lin, error) {
 			s = -1
 		}
 		return checked(x.add(y, s)), nil
+	case values.Not:
+		if e == nil {
+			break
+		}
+		x, err := linOfAt(a[0], d, depth+1, e)
+		if err != nil {
+			return x, err
+		}
+		x = x.scale(-1)
+		x.c--
+		return checked(x), nil
 	case values.Mul, values.Shl:
 		k, ok := a[1].SignedConst()
+		if !ok && e != nil && v.Code == values.Mul {
+			// A product by a value known at the launch.
+			if x, okx := e.num(a[0]).Exact(); okx && x <= 1<<31 {
+				a = []*values.Value{a[1], e.a.f.Const(a[0].W, x)}
+				k, ok = int64(x), true
+			} else if x, okx := e.num(a[1]).Exact(); okx && x <= 1<<31 {
+				a = []*values.Value{a[0], e.a.f.Const(a[1].W, x)}
+				k, ok = int64(x), true
+			}
+		}
 		if !ok {
 			return atom, nil
 		}
@@ -2712,13 +2937,13 @@ func linOf(v *values.Value, d dom, depth int) (lin, error) {
 		if k > 1<<31 || k < -(1<<31) {
 			return atom, nil
 		}
-		x, err := linOf(a[0], d, depth+1)
+		x, err := linOfAt(a[0], d, depth+1, e)
 		if err != nil {
 			return x, err
 		}
 		return checked(x.scale(k)), nil
 	case values.Neg:
-		x, err := linOf(a[0], d, depth+1)
+		x, err := linOfAt(a[0], d, depth+1, e)
 		if err != nil {
 			return x, err
 		}
@@ -2726,11 +2951,11 @@ func linOf(v *values.Value, d dom, depth int) (lin, error) {
 	case values.ZExt:
 		inner := dom{w: a[0].W, signed: false}
 		if !d.signed || inner.w < d.w {
-			return linOf(a[0], inner, depth+1)
+			return linOfAt(a[0], inner, depth+1, e)
 		}
 	case values.SExt:
 		if d.signed {
-			return linOf(a[0], dom{w: a[0].W, signed: true}, depth+1)
+			return linOfAt(a[0], dom{w: a[0].W, signed: true}, depth+1, e)
 		}
 	}
 	return atom, nil

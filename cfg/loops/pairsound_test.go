@@ -257,3 +257,83 @@ func TestOrderedCeilOverflow(t *testing.T) {
 		t.Fatalf("bound %+v, want at least %d (%s)", lb.Bound, want, lb.Why)
 	}
 }
+
+// TestGuardedCountDown runs nvcc 11.8 -O3's reduce_argmin (testdata
+// kernel corpus, PTX for sm_62 and sm_87) concretely for random launches:
+// its 64-bit grid-stride loop is entered under gid < n and counted down
+// from ((n - 1 - gid) / stride + 1) rounded down to a multiple of 4,
+// n - 1 - gid computed from tid another way ((nctaid + ctaid)·ntid + tid);
+// its bound needs the guard carried to tid (evaluator.refine). Every loop's
+// derived bound must be at least its header executions in every thread
+// run (the first, the last, a random one, in a random block), at
+// launches where n is below, near and above the grid's threads, and
+// negative.
+func TestGuardedCountDown(t *testing.T) {
+	for _, arch := range []string{"sm_62", "sm_87"} {
+		src := readFile(t, "../../testdata/kernels/listings/nvcc-O3-"+arch+"/reduce.ptx")
+		_, gs := graphs(t, "reduce.ptx", src)
+		var g *cfg.Graph
+		for _, x := range gs {
+			if x.Func.Name == "_Z13reduce_argminPKfPfPxx" {
+				g = x
+			}
+		}
+		if g == nil {
+			t.Fatal("no reduce_argmin")
+		}
+		vf, err := values.Build(g, values.Options{Dialect: isa.DialectPTX})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := newExecutor(g)
+		// The count-down loop: the one stepping a register by -4.
+		down := -1
+		for i, lp := range g.Loops {
+			for _, b := range g.Blocks {
+				if lp.Contains(b) {
+					for _, in := range b.Instrs {
+						if strings.HasPrefix(in.Text, "add.s64") && strings.Contains(in.Text, ", -4") {
+							down = i
+						}
+					}
+				}
+			}
+		}
+		if down < 0 {
+			t.Fatalf("%s: no count-down loop", arch)
+		}
+		r := rand.New(rand.NewSource(17))
+		checked, countDown := 0, 0
+		for k := 0; k < 400; k++ {
+			l := pass.Launch{Block: [3]int{1 + r.Intn(256), 1, 1}, Grid: [3]int{1 + r.Intn(6), 1, 1}}
+			threads := int64(l.Block[0] * l.Grid[0])
+			n := []int64{int64(r.Intn(int(threads) + 2)), threads*int64(1+r.Intn(200)) + int64(r.Intn(9)) - 4, -int64(r.Intn(100)), 0, 1}[r.Intn(5)]
+			l.Args = map[string]int64{"_Z13reduce_argminPKfPfPxx_param_3": n}
+			res, err := ComputeValues(vf, l, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tid := range []uint64{0, uint64(l.Block[0] - 1), uint64(r.Intn(l.Block[0]))} {
+				ctaid := uint64(r.Intn(l.Grid[0]))
+				counts, capped := ex.run(l, [3]uint64{tid, 0, 0}, ctaid)
+				for i, lb := range res.Loops {
+					if lb.Bound == nil {
+						t.Fatalf("%s: loop %d not bounded at n=%d %+v: %s", arch, i, n, l, lb.Why)
+					}
+					if capped[i] && lb.Bound.Max <= maxSteps || counts[i] > lb.Bound.Max {
+						t.Fatalf("UNSOUND %s: loop %d (line %d): %d header executions (capped %v), bound %d = %s\nlaunch %+v n=%d tid %d ctaid %d",
+							arch, i, lb.Key.Line, counts[i], capped[i], lb.Bound.Max, lb.Bound.Expr, l, n, tid, ctaid)
+					}
+					if counts[i] > 1 && i == down {
+						countDown++
+					}
+					checked++
+				}
+			}
+		}
+		t.Logf("%s: %d bounds checked, %d runs through the count-down loop", arch, checked, countDown)
+		if countDown == 0 {
+			t.Errorf("%s: no run went round the count-down loop", arch)
+		}
+	}
+}
