@@ -680,18 +680,10 @@ func (ex *executor) run(l pass.Launch, tid [3]uint64, ctaid uint64) ([]int64, []
 	return counts, capped
 }
 
-// randomDivKernel writes a loop whose value is divided by a constant d in
-// every iteration (for (i = S; i > L; i /= d) and its != 0, >= forms), in
-// the forms compilers write: div.u32, div.s32, the unsigned multiply-high
-// with a post-shift, its 64-bit product form, and the signed
-// multiply-high with its sign fix-up. The magic numbers are computed here
-// (the smallest post-shift whose ceil(2^(32+s)/d) fits and is close
-// enough), and one in four is perturbed by a few units: then the code is
-// no longer a division by d, and a derivation that took it for one could
-// fall below an execution.
-func randomDivKernel(r *rand.Rand) string {
-	var b strings.Builder
-	b.WriteString(`.version 7.8
+// scalarKernelHead opens the kernels of randomDivKernel and
+// randomGeoNestKernel: no frame; %r1, %r2 the arguments, %r3 tid.x, %r4
+// ntid.x.
+const scalarKernelHead = `.version 7.8
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
@@ -703,7 +695,20 @@ func randomDivKernel(r *rand.Rand) string {
 	ld.param.u32 %r2, [k_param_1];
 	mov.u32 %r3, %tid.x;
 	mov.u32 %r4, %ntid.x;
-`)
+`
+
+// randomDivKernel writes a loop whose value is divided by a constant d in
+// every iteration (for (i = S; i > L; i /= d) and its != 0, >= forms), in
+// the forms compilers write: div.u32, div.s32, the unsigned multiply-high
+// with a post-shift, its 64-bit product form, and the signed
+// multiply-high with its sign fix-up. The magic numbers are computed here
+// (the smallest post-shift whose ceil(2^(32+s)/d) fits and is close
+// enough), and one in four is perturbed by a few units: then the code is
+// no longer a division by d, and a derivation that took it for one could
+// fall below an execution.
+func randomDivKernel(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString(scalarKernelHead)
 	ds := []uint64{3, 5, 6, 7, 10, 11, 25, 100, 1000, 641, 3 + uint64(r.Intn(1<<20))}
 	d := ds[r.Intn(len(ds))]
 	// Magic numbers: unsigned, for every 32-bit value (n = 32); signed
@@ -792,19 +797,7 @@ func randomDivKernel(r *rand.Rand) string {
 // value (its start shifted up to N-1 times).
 func randomGeoNestKernel(r *rand.Rand) string {
 	var b strings.Builder
-	b.WriteString(`.version 7.8
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1, .param .u64 k_param_2)
-{
-	.reg .pred %p<32>;
-	.reg .b32 %r<64>;
-	.reg .b64 %rd<32>;
-	ld.param.u32 %r1, [k_param_0];
-	ld.param.u32 %r2, [k_param_1];
-	mov.u32 %r3, %tid.x;
-	mov.u32 %r4, %ntid.x;
-`)
+	b.WriteString(scalarKernelHead)
 	lim := []string{"%r4", "%r1", "%r2"}[r.Intn(3)]
 	sh := 1 + r.Intn(2)
 	down := r.Intn(3) == 0 // for (k = L; k > 0; k >>= sh), as a tree reduction
