@@ -62,6 +62,9 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 		out := make([]Outcome, len(info.Branches))
 		for k, br := range info.Branches {
 			out[k] = outcome(vals, ev, br)
+			if br.Trap {
+				out[k] = trapOutcome(g, br)
+			}
 			if o.Resolve != nil {
 				if x, ok := o.Resolve(br); ok {
 					out[k] = x
@@ -155,6 +158,16 @@ func Analyze(g *cfg.Graph, l pass.Launch, o Options) (*Info, error) {
 		sortLoops(c.DivergentLoops)
 	}
 	return info, nil
+}
+
+// trapOutcome is the side of a Trap branch that does not trap: a
+// guarded trap is never taken; a two-way branch takes its first edge
+// (the taken one) unless that edge only traps.
+func trapOutcome(g *cfg.Graph, br *Branch) Outcome {
+	if br.Exit || trapsOnly(g, br.Block.Succs[0].To) {
+		return NotTaken
+	}
+	return Taken
 }
 
 func sortLoops(ls []*cfg.Loop) {

@@ -308,6 +308,26 @@ H:
 	add.s32 %r8, %r7, 1;
 M:
 	ret;`
+	// The stack-overflow check ptxas adds to code with a frame, in PTX: a
+	// branch over a trap on a condition the analysis cannot show uniform
+	// (here %clock). Under A-NO-TRAP no lane takes the trap side: the
+	// branch is uniform, and the slot stored before it stays uniform.
+	slotTrap = slotFrame + `
+	mov.u32 %r2, %ctaid.x;
+	st.u32 [%SP+4], %r2;
+	mov.u32 %r3, %clock;
+	setp.ne.u32 %p1, %r3, 7;
+	@%p1 bra L;
+	mov.u32 %r2, %tid.x;
+	st.u32 [%SP+4], %r2;
+	trap;
+L:
+	ld.u32 %r4, [%SP+4];
+	setp.eq.u32 %p2, %r4, 0;
+	@%p2 bra M;
+	add.s32 %r6, %r4, 1;
+M:
+	ret;`
 )
 
 func TestClassify(t *testing.T) {
@@ -358,6 +378,8 @@ func TestClassify(t *testing.T) {
 			"a stride kept in a frame slot and reloaded under the divergent if stays uniform"},
 		{"slot divergent store", slotDivergentStore, pass.Launch{}, summary{[]bool{true, true}, all("divergent", "divergent")},
 			"a slot stored on one side of a divergent branch varies at the join"},
+		{"slot trap", slotTrap, pass.Launch{}, summary{[]bool{false, false}, all("always-taken", "uniform-unknown")},
+			"a side that only traps is taken by no lane (A-NO-TRAP)"},
 		{"slot loop exit", slotLoopExit, pass.Launch{}, summary{[]bool{true, true}, all("divergent", "divergent")},
 			"a slot counted in a loop left in different iterations varies after it"},
 	}

@@ -60,6 +60,12 @@ type Branch struct {
 	// Exit is set for a guarded ret or exit: lanes that leave never come
 	// back, so the warp-level CFG keeps both edges as alternatives.
 	Exit bool
+	// Trap is set when the lanes on one side of the branch can only trap
+	// (PTX trap, SASS BPT.TRAP: ptxas's stack-overflow check of code with a
+	// local frame): under assume.NoTrap (a launch in which a thread traps
+	// is aborted, and is not bounded) every lane takes the other side, so
+	// the branch is uniform and resolved to that side (Outcomes).
+	Trap bool
 
 	// Reconv is the reconvergence point in the thread-level CFG: the SSY /
 	// BSSY / PBK target for SASS when it post-dominates the branch, else
@@ -133,6 +139,30 @@ type Info struct {
 	// written to.
 	varying map[string]bool
 	byBlock map[*cfg.Block]*Branch
+}
+
+// NoTrap reports whether some branch was classified by the premise that
+// no thread traps (Branch.Trap; assume.NoTrap).
+func (i *Info) NoTrap() bool {
+	for _, br := range i.Branches {
+		if br.Trap {
+			return true
+		}
+	}
+	return false
+}
+
+// UsesNoTrap reports whether the divergence result of some function of
+// res rests on assume.NoTrap (Info.NoTrap).
+func UsesNoTrap(res *pass.Results) bool {
+	for _, fn := range res.Funcs {
+		if act := res.Get(Analyzer, fn); act != nil && act.Err == nil {
+			if info, ok := act.Result.(*Info); ok && info.NoTrap() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsDivergent reports whether the branch ending thread-level block b may

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuwcet/gpuwcet/cfg"
+	"github.com/gpuwcet/gpuwcet/cfg/assume"
 	"github.com/gpuwcet/gpuwcet/cfg/isa"
 	"github.com/gpuwcet/gpuwcet/cfg/values"
 )
@@ -296,6 +297,9 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 		br.Reconv, br.ReconvFrom = reconv(b)
 		brs = append(brs, br)
 	}
+	for _, br := range brs {
+		br.Trap = trapBranch(u.g, br)
+	}
 	done := map[*Branch]bool{}
 	for {
 		changed := false
@@ -304,8 +308,8 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 				continue
 			}
 			done[br] = true
-			if br.Exit {
-				continue // lanes that leave never merge values back
+			if br.Exit || br.Trap {
+				continue // lanes that leave (or trap) never merge values back
 			}
 			why := fmt.Sprintf("a value merged after the divergent branch at line %s", u.line(br.Instr))
 			reg := region(u.g, br.Block, br.Reconv)
@@ -355,8 +359,11 @@ func (u *uniformity) run(reconv func(b *cfg.Block) (*cfg.Block, string)) []*Bran
 		}
 	}
 	for _, br := range brs {
-		br.Divergent = u.condVarying(br.Instr)
+		br.Divergent = u.condVarying(br.Instr) && !br.Trap
 		br.Reason = u.reason(br.Instr)
+		if br.Trap {
+			br.Reason += "; one side only traps: no lane takes it in a launch that completes (" + assume.NoTrap + ")"
+		}
 		if br.Divergent {
 			br.Loops, br.Serial = loopsLeft(u.g, br.Block, br.Reconv)
 		}
@@ -388,6 +395,59 @@ func (u *uniformity) definedIn(v *values.Value, reg map[*cfg.Block]bool) bool {
 		return true
 	}
 	return false
+}
+
+// isTrap reports whether in aborts the launch: PTX trap, SASS BPT.TRAP.
+func isTrap(in *isa.Instr) bool {
+	if in == nil || in.Kind != isa.KindExit {
+		return false
+	}
+	op := strings.ToUpper(in.Opcode)
+	return op == "TRAP" || op == "BPT" && in.HasMod("TRAP")
+}
+
+// trapBranch reports whether one side of br can only trap: for a guarded
+// exit, the exit is a trap; for a two-way branch, every path from one
+// side (and not from the other) ends at a trap, never at another exit.
+func trapBranch(g *cfg.Graph, br *Branch) bool {
+	if br.Exit {
+		return isTrap(br.Instr)
+	}
+	ss := sides(br.Block)
+	if br.Block.Kind != cfg.BlockIf || len(ss) != 2 {
+		return false
+	}
+	return trapsOnly(g, ss[0]) != trapsOnly(g, ss[1])
+}
+
+// trapsOnly reports whether every block reachable from s that leaves the
+// function does so by a trap (s never reaches the exit otherwise).
+func trapsOnly(g *cfg.Graph, s *cfg.Block) bool {
+	if s == g.Exit {
+		return false
+	}
+	seen := map[*cfg.Block]bool{s: true}
+	stack := []*cfg.Block{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range x.Succs {
+			if e.To == g.Exit {
+				if !isTrap(x.Last()) {
+					return false
+				}
+				continue
+			}
+			if !seen[e.To] {
+				seen[e.To] = true
+				stack = append(stack, e.To)
+			}
+		}
+		if len(x.Succs) == 0 && !isTrap(x.Last()) {
+			return false
+		}
+	}
+	return true
 }
 
 // specialText is how the listing spells a special register value: the

@@ -21,6 +21,7 @@ import (
 	"github.com/gpuwcet/gpuwcet/cfg/pass"
 	"github.com/gpuwcet/gpuwcet/cfg/release"
 	"github.com/gpuwcet/gpuwcet/cfg/values"
+	"github.com/gpuwcet/gpuwcet/divergence"
 	"github.com/gpuwcet/gpuwcet/hwdesc"
 	"github.com/gpuwcet/gpuwcet/hwdesc/arch"
 )
@@ -255,6 +256,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	}
 	if values.UsesActiveMask(res) {
 		an.Uses = append(an.Uses, assume.U(assume.ActiveMask))
+	}
+	if divergence.UsesNoTrap(res) {
+		an.Uses = append(an.Uses, assume.U(assume.NoTrap))
 	}
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).

@@ -16,6 +16,7 @@ const (
 	InlinedCalls      = "A-INLINED-CALLS"
 	FramePrivate      = "A-FRAME-PRIVATE"
 	ActiveMask        = "A-ACTIVE-MASK"
+	NoTrap            = "A-NO-TRAP"
 	NoGUB             = "A-NO-GUB"
 	Pipeline          = "A-PIPELINE"
 	PTXAsExecuted     = "A-PTX-AS-EXECUTED"
@@ -136,6 +137,11 @@ var ledger = []Entry{
 		Reason:    "the execution model of the analysis (a SIMT reconvergence stack, reconvergence at the immediate post-dominator) runs a block with one active mask; ptxas's loop VOTE.ANY; YIELD; VOTE.ANY; repeat while lanes arrived between the votes then runs once per entry",
 		Discharge: "Volta and later schedule the diverged paths of a warp independently and may let lanes arrive between the two votes (at the YIELD), repeating the loop: show that the warp is converged where the loop runs (the code before it is not divergent, or ends in a warp-wide synchronisation), or bound the loop by a facts file (--facts) instead of the derived bound",
 		Basis:     "cfg/values (ssa.go, activeMask); docs/model.md, \"The active mask\""},
+	{ID: NoTrap, Origin: OriginAnalysis, When: "a branch one side of which can only trap is taken as uniform (the stack-overflow check ptxas adds to code with a local frame: S2R SR_LMEMHIOFF, @P BRA over BPT.TRAP; a guarded __trap())",
+		Statement: "no thread of the launch executes a trap (PTX trap, SASS BPT.TRAP): a launch in which one does is aborted with an error, and its time is not bounded",
+		Reason:    "ptxas guards the frame of unoptimised code with a comparison of the stack pointer against SR_LMEMHIOFF, a special register the analysis does not know to be uniform; under the premise no lane takes the trap side, so the branch neither splits a warp nor makes the values after it vary, and the barriers after it are reached by every warp",
+		Discharge: "show that the launch never traps: the driver reserves the local memory the kernel's frame needs (cuobjdump --dump-resource-usage: STACK) when the kernel has no recursion or indirect calls, so the stack check does not fire; an explicit __trap() must be shown unreachable; a trapping launch is reported as an error (cudaErrorLaunchFailure)",
+		Basis:     "divergence (uniform.go: trapBranch; Branch.Trap); docs/divergence.md, \"Traps\""},
 	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
 		Statement: "the paper's GUB (ECRTS 2025, reported by gpuwcet bound) is not given: it is defined for one known path per warp, not for a maximum over paths",
 		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",

@@ -361,6 +361,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 	if values.UsesActiveMask(res) {
 		uses = append(uses, assume.U(assume.ActiveMask))
 	}
+	if divergence.UsesNoTrap(res) {
+		uses = append(uses, assume.U(assume.NoTrap))
+	}
 	if hw.Base != "" {
 		uses = append(uses, hwOverrideUse(hw))
 	}

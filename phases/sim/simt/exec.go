@@ -604,6 +604,7 @@ func (x *run) endBlock(w *warp, top *entry, act uint32) error {
 	}
 	succ := make([]int, 32) // per lane: index in b.Succs, -1: the lane exits
 	var drawn uint32
+	reached := act
 	switch b.Kind {
 	case cfg.BlockIf:
 		on, dr := x.guard(w, fr, d, act)
@@ -631,6 +632,13 @@ func (x *run) endBlock(w *warp, top *entry, act uint32) error {
 			return err
 		}
 	}
+	conditional := false
+	switch b.Kind {
+	case cfg.BlockIf, cfg.BlockIndirect:
+		conditional = true
+	case cfg.BlockReturn, cfg.BlockExit:
+		conditional = last != nil && last.Guard.Reg != ""
+	}
 	// Exits (exit, trap): those lanes end.
 	for _, l := range lanesOf(act) {
 		if succ[l] < 0 {
@@ -638,14 +646,24 @@ func (x *run) endBlock(w *warp, top *entry, act uint32) error {
 			act &^= 1 << l
 		}
 	}
-	if act == 0 {
-		return nil
-	}
-	// Data-dependent decisions obey the loop caps; every edge counts.
+	// Data-dependent decisions obey the loop caps.
 	for _, l := range lanesOf(act) {
 		if drawn&(1<<l) != 0 && len(b.Succs) > 1 {
 			succ[l] = x.steer(fr, l, b, succ[l])
 		}
+	}
+	if conditional {
+		dec := Decision{Func: f.fn, Block: b.Index, Lanes: reached}
+		for _, l := range lanesOf(reached) {
+			dec.Succ[l] = int8(succ[l])
+		}
+		w.decisions = append(w.decisions, dec)
+	}
+	if act == 0 {
+		return nil
+	}
+	// Every edge counts.
+	for _, l := range lanesOf(act) {
 		to := b.Succs[succ[l]].To
 		if lp := x.edge(fr, l, b, blockOrNil(f.g, to)); lp != nil {
 			return fmt.Errorf("%s: lane %d runs the loop headed here more than its flow fact's %d times (the fact does not hold at these inputs)", x.k.pos(lp.Header.Instrs[0]), w.linear[l], x.caps[f][lp.Index])

@@ -188,18 +188,20 @@ func (x *run) special1(w *warp, l int, s special) (uint64, bool) {
 
 // warp is one warp of the block during an execution.
 type warp struct {
-	index   int
-	lanes   int      // threads in the warp (the last may be partial)
-	tid     [][3]int // per lane
-	linear  []int    // per lane: linear thread id in the block
-	stack   []*entry // SIMT stack, top last
-	base    *frame   // the kernel's frame
-	done    uint32   // lanes that exited
-	path    []*isa.Instr
-	steps   []Step
-	bars    int  // block barriers reached
-	waiting bool // at a block barrier
-	instrs  int
+	index  int
+	lanes  int      // threads in the warp (the last may be partial)
+	tid    [][3]int // per lane
+	linear []int    // per lane: linear thread id in the block
+	stack  []*entry // SIMT stack, top last
+	base   *frame   // the kernel's frame
+	done   uint32   // lanes that exited
+	path   []*isa.Instr
+	steps  []Step
+	// decisions are the conditional branches the warp ran (Decision).
+	decisions []Decision
+	bars      int  // block barriers reached
+	waiting   bool // at a block barrier
+	instrs    int
 }
 
 // thread returns lane l's linear thread id (local memory is per thread).

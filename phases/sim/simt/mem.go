@@ -48,7 +48,46 @@ func spaceClass(s isa.Space) uint8 {
 	return 0
 }
 
+// Generic addresses: local and shared memory appear in the generic
+// address space through windows (PTX cvta.local, cvta.shared), as on the
+// hardware; a generic access inside a window reaches that space, local
+// memory the thread's own. (Unoptimised code keeps its variables in the
+// local frame and reaches them through generic addresses, [%SP+k].)
+const (
+	windowMask   = 0xff00_0000_0000_0000
+	localWindow  = 0xfe00_0000_0000_0000
+	sharedWindow = 0xfd00_0000_0000_0000
+)
+
+// toGeneric is the generic address of address a of space s (local or
+// shared); toSpace the address in space s of generic address a.
+func toGeneric(s isa.Space, a uint64) uint64 {
+	switch s {
+	case isa.SpaceLocal:
+		return a&^windowMask | localWindow
+	case isa.SpaceShared:
+		return a&^windowMask | sharedWindow
+	}
+	return a
+}
+
+func toSpace(s isa.Space, a uint64) uint64 {
+	switch s {
+	case isa.SpaceLocal, isa.SpaceShared:
+		return a &^ windowMask
+	}
+	return a
+}
+
 func (m *memory) key(s isa.Space, thread int, addr uint64) memKey {
+	if s == isa.SpaceGeneric || s == isa.SpaceNone {
+		switch addr & windowMask {
+		case localWindow:
+			s, addr = isa.SpaceLocal, addr&^windowMask
+		case sharedWindow:
+			s, addr = isa.SpaceShared, addr&^windowMask
+		}
+	}
 	k := memKey{sp: spaceClass(s), addr: addr}
 	if k.sp == 2 {
 		k.thread = int32(thread)

@@ -173,7 +173,25 @@ func (c *laneCtx) exec() error {
 	case "mov":
 		return c.mov()
 	case "cvta":
-		c.write(0, src(0), t)
+		// cvta.local / cvta.shared: into the space's generic window;
+		// cvta.to.local / cvta.to.shared: back (mem.go). Global (and
+		// 32-bit) addresses are the same in both.
+		v := src(0)
+		if t.w == 64 {
+			sp := isa.SpaceNone
+			switch {
+			case d.has("local"):
+				sp = isa.SpaceLocal
+			case d.has("shared"):
+				sp = isa.SpaceShared
+			}
+			if d.has("to") {
+				v = toSpace(sp, v)
+			} else {
+				v = toGeneric(sp, v)
+			}
+		}
+		c.write(0, v, t)
 	case "cvt":
 		c.cvt()
 	case "ld", "ldu":

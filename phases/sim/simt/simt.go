@@ -171,10 +171,41 @@ type Step struct {
 	Block int
 }
 
+// Decision is one execution of a block ending in a conditional branch
+// (guarded branch, guarded ret or exit, indirect branch) by one warp: the
+// lanes that reached it and where each went.
+type Decision struct {
+	Func  *isa.Func
+	Block int    // Func's block (thread-level graph)
+	Lanes uint32 // the active lanes
+	// Succ gives, per active lane, the index in the block's successors of
+	// the edge it took (-1: it exited).
+	Succ [32]int8
+}
+
+// Split reports whether the active lanes went different ways.
+func (d Decision) Split() bool {
+	first := true
+	var s int8
+	for l := 0; l < 32; l++ {
+		if d.Lanes&(1<<l) == 0 {
+			continue
+		}
+		if !first && d.Succ[l] != s {
+			return true
+		}
+		first, s = false, d.Succ[l]
+	}
+	return false
+}
+
 // Block is one execution of the thread block.
 type Block struct {
 	Paths [][]*isa.Instr // per warp: the instructions it issues, in order
 	Steps [][]Step       // per warp: the blocks it runs, in order
+	// Decisions are, per warp, its conditional branches in execution
+	// order, lane by lane.
+	Decisions [][]Decision
 	// Orders gives the number of orders at each divergence of two or more
 	// groups, in execution order (Exhaustive enumerates them).
 	Orders []int
@@ -309,6 +340,7 @@ func (k *Kernel) Run(l Launch, opt Options) (*Block, error) {
 	for _, w := range x.warps {
 		b.Paths = append(b.Paths, w.path)
 		b.Steps = append(b.Steps, w.steps)
+		b.Decisions = append(b.Decisions, w.decisions)
 	}
 	for name, buf := range x.args {
 		var v uint64
