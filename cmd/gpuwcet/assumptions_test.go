@@ -35,7 +35,10 @@ func reportKeys(t *testing.T, want int, args ...string) (*report.Report, map[str
 func TestAssumptionsNeeded(t *testing.T) {
 	facts := annotatedFacts(t)
 	sass := sassKernel(t, "k.sass", "FADD R30, R17, R18", "EXIT")
-	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.TimerSplitRead, assume.InlinedCalls, assume.FramePrivate, assume.PTXAsExecuted, assume.ArchMismatch,
+	// ptxas's stack-overflow check before a barrier (A-NO-TRAP).
+	stackCheck := sassKernel(t, "trap.sass", "MOV R1, c[0x0][0x28]", "IADD3 R1, R1, -0x8, RZ", "S2R R0, SR_LMEMHIOFF",
+		"ISETP.GE.U32.AND P0, PT, R1, R0, PT", "@P0 BRA 0x60", "BPT.TRAP 0x1", "BAR.SYNC 0x0", "EXIT")
+	conditional := []string{assume.LoopAnnotated, assume.ReleaseTrigger, assume.TimerSplitRead, assume.InlinedCalls, assume.FramePrivate, assume.NoTrap, assume.PTXAsExecuted, assume.ArchMismatch,
 		assume.DefaultUnit, assume.HWOverride, assume.GridDispatch, assume.GridAlone, assume.CoResident, assume.GridClock}
 	for _, tc := range []struct {
 		name string
@@ -45,6 +48,7 @@ func TestAssumptionsNeeded(t *testing.T) {
 	}{
 		{"ptx", 0, []string{"--hw", "ecrts25-orin-200", "--block", "256", "../../examples/reduce/kernel.ptx"}, []string{assume.PTXAsExecuted}},
 		{"sass", 0, []string{"--hw", "sass-sm86", "--block", "32", sass}, nil},
+		{"stack-check", 0, []string{"--hw", "sass-sm86", "--block", "64", stackCheck}, []string{assume.NoTrap}},
 		{"sass-arch", 0, []string{"--hw", "sass-sm70", "--block", "32", sass}, []string{assume.ArchMismatch}},
 		{"device-call", 0, []string{"--hw", "rtx3070", "--block", "256", "../../examples/device-call/kernel.ptx"}, []string{assume.PTXAsExecuted, assume.InlinedCalls}},
 		{"annotated", 0, []string{"--hw", "rtx3070", "--block", "256", "--arg", "colsum_param_2=4", "--facts", facts, "../../examples/counted-loop/kernel.ptx"}, []string{assume.PTXAsExecuted, assume.LoopAnnotated}},
