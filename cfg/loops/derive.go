@@ -607,7 +607,7 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 		case a.branchPhi(x, v, l):
 			return rec{}, fmt.Sprintf("%s is written on some paths of an iteration only (a branch arm or an inner loop): it becomes %s", a.name(v), a.pretty(x))
 		case hasSelect(x, v, 8):
-			return rec{}, fmt.Sprintf("%s is written conditionally in the loop (a guarded instruction): it becomes %s", a.name(v), a.pretty(x))
+			return rec{}, fmt.Sprintf("%s is written conditionally in the loop (a guarded instruction or a branch arm): it becomes %s", a.name(v), a.pretty(x))
 		default:
 			if op, _ := values.Cause(x); op != nil && op.Kind == values.VOpaque {
 				return rec{}, fmt.Sprintf("%s is stepped by a value the analysis does not follow: %s", a.name(v), a.opaqueWhy(op))

@@ -439,7 +439,7 @@ $L_head:
 	add.s32 %r2, %r2, 2;
 $L_latch:
 	add.s32 %r2, %r2, 1;
-	bra.uni $L_head;`, want: []want{{-1, "written on some paths of an iteration only"}}},
+	bra.uni $L_head;`, want: []want{{-1, "written conditionally in the loop (a guarded instruction or a branch arm)"}}},
 		{name: "guarded_update_unbounded", n: 10, body: `
 	mov.u32 %r2, 0;
 $L_head:

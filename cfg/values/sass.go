@@ -614,11 +614,39 @@ func (d *sassDec) decode() {
 		}
 	case "ULDC":
 		d.constLoad()
+	case "I2F", "MUFU", "F2I":
+		d.floatOperand()
 	default:
 		if len(in.Defs()) > 0 {
 			d.opaque(in.Op() + " is not modelled")
 		}
 	}
+}
+
+// floatOperand leaves the result of a float conversion or a MUFU
+// function not modelled but keeps its operand as the instruction's one
+// input (Func.Inputs), for the recognition of ptxas's division by the
+// reciprocal (divide.go), which checks the instructions' modifiers.
+func (d *sassDec) floatOperand() {
+	in, ss := d.in, d.in.Srcs
+	why := in.Op() + " is not modelled"
+	if len(ss) != 1 || len(in.Dsts) != 1 {
+		d.opaque(why)
+		return
+	}
+	s := readSop(ss[0])
+	if s.kind != sReg && s.kind != sConst || s.neg || s.inv || s.abs || s.half != 0 || isPredName(s.reg) {
+		d.opaque(why)
+		return
+	}
+	r, ok := d.dstReg(0)
+	if !ok || r == "" || isPredName(r) {
+		d.opaque(why)
+		return
+	}
+	d.val(ss[0], 32)
+	d.s.Outs = append(d.s.Outs[:0], Out{Kind: OutReg, Name: r, W: 32, Node: -1})
+	d.s.Opaque = why
 }
 
 // prmtSel is the byte permutation of b:a by an immediate selector.
@@ -692,11 +720,28 @@ func (d *sassDec) imad() {
 			d.opaque(in.Op())
 			return
 		}
-		code := MulHiS
-		if !signed {
-			code = MulHiU
+		sc := readSop(ss[2])
+		if sc.kind == sImm && sc.imm == 0 && !sc.float {
+			code := MulHiS
+			if !signed {
+				code = MulHiU
+			}
+			d.write(0, d.node(code, 32, d.val(ss[0], 32), d.val(ss[1], 32)))
+			return
 		}
-		d.write(0, d.node(Add, 32, d.node(code, 32, d.val(ss[0], 32), d.val(ss[1], 32)), d.val(ss[2], 32)))
+		// The addend of IMAD.HI is 64 bits wide: the register pair c,
+		// c+1 (c the low word), added to the 64-bit product before its
+		// high word is taken. ptxas writes the Newton step of its
+		// division as IMAD.HI.U32 e', e, t, c with c = 0 and c+1 = e:
+		// e + hi(e·t) (docs/model.md, "Division by the reciprocal").
+		if sc.kind != sReg || sc.neg || sc.inv || sc.abs || sc.half != 0 || isPredName(sc.reg) {
+			d.opaque(in.Op() + " with an addend that is not a register pair")
+			return
+		}
+		a := d.resize(d.val(ss[0], 32), 64, signed)
+		b := d.resize(d.val(ss[1], 32), 64, signed)
+		sum := d.node(Add, 64, d.node(Mul, 64, a, b), d.val(ss[2], 64))
+		d.write(0, d.node(Trunc, 32, d.node(LShr, 64, sum, d.konst(32, 32))))
 	default:
 		want := 3
 		if m["X"] {

@@ -287,6 +287,14 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if y == z {
 			return y
 		}
+		if w == 32 && f.Dialect == isa.DialectSASS {
+			if v := f.divide(in, x, y, z); v != nil {
+				return v
+			}
+			if v := f.signedDivide(in, x, y, z); v != nil {
+				return v
+			}
+		}
 		if w == 1 {
 			cy, yc := y.IsConst()
 			cz, zc := z.IsConst()

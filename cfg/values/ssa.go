@@ -501,6 +501,14 @@ func (b *ssaBuilder) readRec(v string, blk *cfg.Block, w int) *Value {
 		phi := f.newValue(&Value{Kind: VPhi, Name: v, W: w, Block: blk})
 		b.write(v, blk, phi)
 		x = b.addPhiOperands(v, phi)
+		if x == phi {
+			// A merge after a branch, in the pass that took it: a select
+			// on the branch's condition (gated SSA).
+			if g := f.gatePhi(phi); g != nil {
+				phi.fwd = g
+				x = g
+			}
+		}
 	}
 	b.write(v, blk, x)
 	return x
