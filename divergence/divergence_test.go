@@ -398,7 +398,9 @@ func TestReason(t *testing.T) {
 	got := []string{info.Branches[0].Reason, info.Branches[1].Reason}
 	want := []string{
 		"condition %p1 depends on %tid.x (line 14) via %r1",
-		"condition %p2 depends on a value merged after the divergent branch at line 17 (line 18) via %r5",
+		// %r5 merged at the join of the triangle is select(%p1, 0, 1)
+		// (gated SSA, cfg/values gatePhi): the dependence is on %p1.
+		"condition %p2 depends on %tid.x (line 14) via %r1, %p1",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Reason mismatch (-want +got):\n%s", diff)

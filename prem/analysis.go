@@ -260,6 +260,9 @@ func analyzeKernel(s *Schedule, ki int, hw *hwdesc.Desc, l *Listing, fn *isa.Fun
 	if divergence.UsesNoTrap(res) {
 		an.Uses = append(an.Uses, assume.U(assume.NoTrap))
 	}
+	if values.UsesDivisions(res) {
+		an.Uses = append(an.Uses, assume.U(assume.RcpPrecision))
+	}
 	// N4: the tiles of a block against the bound of the loops around the
 	// first release point (the tile loop and any loop around it).
 	if len(rps) > 0 {

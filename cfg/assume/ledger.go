@@ -17,6 +17,7 @@ const (
 	FramePrivate      = "A-FRAME-PRIVATE"
 	ActiveMask        = "A-ACTIVE-MASK"
 	NoTrap            = "A-NO-TRAP"
+	RcpPrecision      = "A-RCP-PRECISION"
 	NoGUB             = "A-NO-GUB"
 	Pipeline          = "A-PIPELINE"
 	PTXAsExecuted     = "A-PTX-AS-EXECUTED"
@@ -142,6 +143,11 @@ var ledger = []Entry{
 		Reason:    "ptxas guards the frame of unoptimised code with a comparison of the stack pointer against SR_LMEMHIOFF, a special register the analysis does not know to be uniform; under the premise no lane takes the trap side, so the branch neither splits a warp nor makes the values after it vary, and the barriers after it are reached by every warp",
 		Discharge: "show that the launch never traps: the driver reserves the local memory the kernel's frame needs (cuobjdump --dump-resource-usage: STACK) when the kernel has no recursion or indirect calls, so the stack check does not fire; an explicit __trap() must be shown unreachable; a trapping launch is reported as an error (cudaErrorLaunchFailure)",
 		Basis:     "divergence (uniform.go: trapBranch; Branch.Trap); docs/divergence.md, \"Traps\""},
+	{ID: RcpPrecision, Origin: OriginHardware, When: "a value is read as a division that ptxas expanded into its float-reciprocal sequence (SASS)",
+		Statement: "MUFU.RCP returns the reciprocal within 1 ulp (the PTX ISA's bound for rcp.approx.f32), I2F.RP rounds towards +infinity, F2I.U32.TRUNC truncates and saturates to [0, 2^32-1], and IMAD.HI adds the 64-bit register pair c, c+1 to the product",
+		Reason:    "ptxas writes a 32-bit integer division by a value it does not know (at -O0 by every divisor) as a reciprocal estimate, a Newton step and two corrections; the quotient is exact for every estimate within that bound, so the analysis reads the sequence as the division",
+		Discharge: "nothing beyond the ISA's documented precision; the exactness is checked in software with every float within 2 ulps for all divisors up to 2^16 (cfg/values TestReciprocalDivisionExact); compile with constant divisors at -O1 or above to avoid the sequence",
+		Basis:     "cfg/values (divide.go); docs/model.md, \"Division by the reciprocal\""},
 	{ID: NoGUB, Origin: OriginAnalysis, When: everyAnalyze,
 		Statement: "the paper's GUB (ECRTS 2025, reported by gpuwcet bound) is not given: it is defined for one known path per warp, not for a maximum over paths",
 		Reason:    "the static bound maximises over paths; the GUB's proof needs one fixed path per warp",

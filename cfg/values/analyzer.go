@@ -76,6 +76,24 @@ func Format(w io.Writer, f *Func) error {
 // premise (assume.FramePrivate).
 func (f *Func) FrameValues() bool { return len(f.frameLoads) > 0 }
 
+// Divisions reports whether some value is read as a division ptxas
+// expanded into its float-reciprocal sequence (divide.go): the analysis
+// then rests on the precision premise (assume.RcpPrecision).
+func (f *Func) Divisions() bool { return f.divisions > 0 }
+
+// UsesDivisions reports whether the value graph of some function of res
+// reads a division from ptxas's reciprocal sequence (Divisions).
+func UsesDivisions(res *pass.Results) bool {
+	for _, fn := range res.Funcs {
+		if act := res.Get(Analyzer, fn); act != nil && act.Err == nil {
+			if f, ok := act.Result.(*Func); ok && f.Divisions() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // UsesFrames reports whether the value graph of some function of res
 // reads values through local frame slots (FrameValues).
 func UsesFrames(res *pass.Results) bool {

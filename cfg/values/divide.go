@@ -26,6 +26,10 @@ import (
 // something else: nvcc's own d = 0 select after the sequence decides that
 // case). A sequence matched only in part keeps its opaque value.
 
+// noDivide turns the recognition off (the differential test builds the
+// graph both ways).
+var noDivide bool
+
 // lterm is a term of a linear form: an atom (b nil) or the product of
 // two atoms (a.ID <= b.ID).
 type lterm struct{ a, b *Value }
@@ -307,6 +311,7 @@ func (f *Func) divide(in *isa.Instr, p, a, b *Value) *Value {
 		for t := range l0.t {
 			for _, q := range []*Value{t.a, t.b} {
 				if n := try(q); n != nil {
+					f.divisions++
 					return f.mk(in, URem, 32, n, d)
 				}
 			}
@@ -314,6 +319,7 @@ func (f *Func) divide(in *isa.Instr, p, a, b *Value) *Value {
 		return nil
 	}
 	if n := try(q0); n != nil {
+		f.divisions++
 		return f.mk(in, UDiv, 32, n, d)
 	}
 	return nil

@@ -287,7 +287,7 @@ func (f *Func) simplify(in *isa.Instr, code Code, w int, args []*Value) *Value {
 		if y == z {
 			return y
 		}
-		if w == 32 && f.Dialect == isa.DialectSASS {
+		if w == 32 && f.Dialect == isa.DialectSASS && !noDivide {
 			if v := f.divide(in, x, y, z); v != nil {
 				return v
 			}

@@ -52,6 +52,8 @@ type Func struct {
 	mask       *Value
 	maskBlk    *cfg.Block
 	maskShared bool
+
+	divisions int // values read as ptxas's division by the reciprocal (divide.go)
 }
 
 // instrInfo holds the decoded semantics and the values of one instruction.

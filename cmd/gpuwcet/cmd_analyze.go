@@ -364,6 +364,9 @@ func analyzeRun(c *cli.Context, j *report.Report, text *bytes.Buffer, bounded *[
 	if divergence.UsesNoTrap(res) {
 		uses = append(uses, assume.U(assume.NoTrap))
 	}
+	if values.UsesDivisions(res) {
+		uses = append(uses, assume.U(assume.RcpPrecision))
+	}
 	if hw.Base != "" {
 		uses = append(uses, hwOverrideUse(hw))
 	}
