@@ -289,11 +289,16 @@ func (f *Func) divide(in *isa.Instr, p, a, b *Value) *Value {
 	// multiple of d that r0 subtracts.
 	l0 := lin(r0, 0)
 	try := func(q *Value) *Value {
-		if q == nil || q.Kind != VOp || q.Code != MulHiU || q.W != 32 {
+		if q == nil {
 			return nil
 		}
+		a, b, c, ok := mulHi(q)
+		if !ok || c != nil {
+			return nil
+		}
+		args := [2]*Value{a, b}
 		for i := 0; i < 2; i++ {
-			e2, n := q.Args[i], q.Args[1-i]
+			e2, n := args[i], args[1-i]
 			if _, ok := f.newtonStep(e2, d); !ok {
 				continue
 			}
@@ -325,41 +330,118 @@ func (f *Func) divide(in *isa.Instr, p, a, b *Value) *Value {
 	return nil
 }
 
+// mulHi reads v as hi(a·b) + c, a and b 32-bit values read unsigned, c a
+// 32-bit value or nil (0): MulHiU(a, b), or the high word of the 64-bit
+// sum a·b + c·2^32 (IMAD.WIDE.U32's high register; IMAD.HI.U32 with the
+// pair {0, c} as its addend).
+func mulHi(v *Value) (a, b, c *Value, ok bool) {
+	if v.W != 32 || v.Kind != VOp {
+		return nil, nil, nil, false
+	}
+	if v.Code == MulHiU {
+		return v.Args[0], v.Args[1], nil, true
+	}
+	if v.Code != Trunc {
+		return nil, nil, nil, false
+	}
+	x := v.Args[0]
+	if x.W != 64 || x.Kind != VOp || x.Code != LShr {
+		return nil, nil, nil, false
+	}
+	if k, ok := x.Args[1].IsConst(); !ok || k != 32 {
+		return nil, nil, nil, false
+	}
+	zext := func(y *Value) (*Value, bool) {
+		if y.Kind == VOp && y.Code == ZExt && y.W == 64 && y.Args[0].W == 32 {
+			return y.Args[0], true
+		}
+		return nil, false
+	}
+	prod := func(y *Value) (*Value, *Value, bool) {
+		if y.Kind != VOp || y.Code != Mul || y.W != 64 {
+			return nil, nil, false
+		}
+		p, ok1 := zext(y.Args[0])
+		q, ok2 := zext(y.Args[1])
+		return p, q, ok1 && ok2
+	}
+	s := x.Args[0]
+	if p, q, ok := prod(s); ok {
+		return p, q, nil, true
+	}
+	if s.Kind != VOp || s.Code != Add || s.W != 64 {
+		return nil, nil, nil, false
+	}
+	for i := 0; i < 2; i++ {
+		p, q, ok := prod(s.Args[i])
+		h := s.Args[1-i]
+		if !ok || h.Kind != VOp || h.Code != Shl || h.W != 64 {
+			continue
+		}
+		if k, ok := h.Args[1].IsConst(); !ok || k != 32 {
+			continue
+		}
+		if y, ok := zext(h.Args[0]); ok {
+			return p, q, y, true
+		}
+	}
+	return nil, nil, nil, false
+}
+
 // newtonStep reports whether e2 = e + hi(e·(-(d·e))) for the reciprocal
 // estimate e of d, and returns e.
 func (f *Func) newtonStep(e2, d *Value) (*Value, bool) {
-	l := lin(e2, 0)
-	if l.c != 0 || len(l.t) != 2 {
-		return nil, false
-	}
-	var h, e *Value
-	for t, k := range l.t {
-		if t.b != nil || k != 1 {
+	// e2 = e + h, h = hi(e·t), as a sum or with e the high addend of h.
+	var e, t *Value
+	if a, b, c, ok := mulHi(e2); ok && c != nil {
+		e = c
+		switch e {
+		case a:
+			t = b
+		case b:
+			t = a
+		default:
 			return nil, false
 		}
-		if t.a.Kind == VOp && t.a.Code == MulHiU {
-			h = t.a
-		} else {
-			e = t.a
+	} else {
+		l := lin(e2, 0)
+		if l.c != 0 || len(l.t) != 2 {
+			return nil, false
 		}
-	}
-	if h == nil || e == nil {
-		return nil, false
+		var h *Value
+		for tm, k := range l.t {
+			if tm.b != nil || k != 1 {
+				return nil, false
+			}
+			if _, _, c, ok := mulHi(tm.a); ok && c == nil {
+				h = tm.a
+			} else {
+				e = tm.a
+			}
+		}
+		if h == nil || e == nil {
+			return nil, false
+		}
+		a, b, _, _ := mulHi(h)
+		switch e {
+		case a:
+			t = b
+		case b:
+			t = a
+		default:
+			return nil, false
+		}
 	}
 	de, ok := f.recipEstimate(e)
 	if !ok || !sameDivisor(de, d) {
 		return nil, false
 	}
-	for i := 0; i < 2; i++ {
-		if h.Args[i] != e {
-			continue
-		}
-		want, ok := linMul(lin(d, 0), atom(e))
-		if ok && linEq(lin(h.Args[1-i], 0), linear{t: map[lterm]uint64{}}.add(want, linMask)) {
-			return e, true
-		}
+	// t = -(d·e).
+	want, ok := linMul(lin(d, 0), atom(e))
+	if !ok || !linEq(lin(t, 0), linear{t: map[lterm]uint64{}}.add(want, linMask)) {
+		return nil, false
 	}
-	return nil, false
+	return e, true
 }
 
 // signedDivide recognises select(c, a, b) as the sign fix-up of a signed
@@ -532,8 +614,11 @@ func (f *Func) gatePhi(phi *Value) *Value {
 	if k != 2 {
 		return nil
 	}
+	// A two-way branch (BlockIf) is taken exactly when its guard holds:
+	// a branch with a condition beyond its guard (BRA.DIV, "@P0 BRA P1")
+	// is an indirect branch of the graph (cfg/sass).
 	last := br.Last()
-	if last == nil || last.Kind != isa.KindBranch || last.Guard.Reg == "" {
+	if last == nil || cfg.FlowKind(last) != isa.KindBranch || last.Guard.Reg == "" {
 		return nil
 	}
 	g := f.Guard(last)
