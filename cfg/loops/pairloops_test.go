@@ -143,7 +143,12 @@ func TestPairLoopsSound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex := newPairLoopExecutor(t, g)
+		for _, in := range g.Func.Instrs {
+			if s := values.DecodeSASSArch(in, 80); s.Opaque != "" && in.Kind != isa.KindBranch && in.Kind != isa.KindExit {
+				t.Fatalf("%s: not modelled: %s", in.Text, s.Opaque)
+			}
+		}
+		ex := newSASSExecutor(g, "sm_80")
 		for li := 0; li < 8; li++ {
 			arg := func() int64 {
 				switch r.Intn(3) {
@@ -161,7 +166,7 @@ func TestPairLoopsSound(t *testing.T) {
 				t.Fatalf("%v\n%s", err, body)
 			}
 			for _, tid := range []uint64{0, uint64(l.Block[0] - 1), uint64(r.Intn(l.Block[0]))} {
-				counts, capped := ex.run(l, tid)
+				counts, capped := ex.run(l, [3]uint64{tid, 0, 0}, 0)
 				for i, lb := range res.Loops {
 					loopsSeen++
 					if lb.Bound == nil {
@@ -181,113 +186,4 @@ func TestPairLoopsSound(t *testing.T) {
 	if derived*2 < loopsSeen {
 		t.Errorf("only %d of %d loops derived: the test no longer exercises the pair readings", derived, loopsSeen)
 	}
-}
-
-// pairLoopExecutor runs one thread of a straight-line-and-branches sm_80
-// kernel of randomPairLoopKernel on the decoded semantics (values.Apply),
-// counting header executions per loop entry.
-type pairLoopExecutor struct {
-	g      *cfg.Graph
-	sems   []*values.Sem
-	target []int
-	loopAt []int
-	block  []*cfg.Block
-}
-
-func newPairLoopExecutor(t *testing.T, g *cfg.Graph) *pairLoopExecutor {
-	n := len(g.Func.Instrs)
-	ex := &pairLoopExecutor{g: g, sems: make([]*values.Sem, n), target: make([]int, n), loopAt: make([]int, n), block: make([]*cfg.Block, n)}
-	for i, in := range g.Func.Instrs {
-		ex.sems[i] = values.DecodeSASSArch(in, 80)
-		if s := ex.sems[i]; s.Opaque != "" && in.Kind != isa.KindBranch && in.Kind != isa.KindExit {
-			t.Fatalf("%s: not modelled: %s", in.Text, s.Opaque)
-		}
-		if in.Kind == isa.KindBranch {
-			ex.target[i] = g.Func.Labels[in.Targets[0]]
-		}
-	}
-	for _, b := range g.Blocks {
-		for _, in := range b.Instrs {
-			ex.block[in.Index] = b
-		}
-	}
-	for li, l := range g.Loops {
-		ex.loopAt[l.Header.First] = li + 1
-	}
-	return ex
-}
-
-func (ex *pairLoopExecutor) run(l pass.Launch, tid uint64) ([]int64, []bool) {
-	regs := map[string]uint64{}
-	counts := make([]int64, len(ex.g.Loops))
-	capped := make([]bool, len(ex.g.Loops))
-	cur := make([]int64, len(ex.g.Loops))
-	fn := ex.g.Func
-	pc, prev := 0, -1
-	for steps := 0; pc < len(fn.Instrs) && steps < 1<<16; steps++ {
-		if li := ex.loopAt[pc] - 1; li >= 0 {
-			if prev >= 0 && ex.g.Loops[li].Contains(ex.block[prev]) {
-				cur[li]++
-			} else {
-				cur[li] = 1
-			}
-			counts[li] = max(counts[li], cur[li])
-			if cur[li] > maxSteps {
-				capped[li] = true
-				return counts, capped
-			}
-		}
-		in := fn.Instrs[pc]
-		prev = pc
-		if g := in.Guard; g.Reg != "" && (regs[g.Reg]&1 != 0) == g.Neg {
-			pc++
-			continue
-		}
-		switch in.Kind {
-		case isa.KindBranch:
-			pc = ex.target[pc]
-			continue
-		case isa.KindExit, isa.KindReturn:
-			return counts, capped
-		}
-		s := ex.sems[pc]
-		vals := make([]uint64, len(s.Nodes))
-		for i, nd := range s.Nodes {
-			switch nd.Code {
-			case values.Const:
-				vals[i] = nd.Imm
-			case values.Input:
-				x := s.Ins[nd.Imm]
-				var v uint64
-				switch {
-				case x.Kind == values.InReg:
-					v = regs[x.Name]
-				case x.Kind == values.InSpecial && x.Name == "tid.x":
-					v = tid
-				case x.Kind == values.InConst && x.Bank == 0 && x.Off == 0x160:
-					v = uint64(l.Args["_Z1kii_param_0"])
-				case x.Kind == values.InConst && x.Bank == 0 && x.Off == 0x164:
-					v = uint64(l.Args["_Z1kii_param_1"])
-				default:
-					panic(fmt.Sprintf("%s: input %s", in.Text, x))
-				}
-				vals[i] = v & values.Mask(int(nd.W))
-			default:
-				k := nd.Code.Arity()
-				a := make([]uint64, k)
-				w := make([]int, k)
-				for j := 0; j < k; j++ {
-					a[j], w[j] = vals[nd.Args[j]], int(s.Nodes[nd.Args[j]].W)
-				}
-				vals[i], _ = values.Apply(nd.Code, int(nd.W), a, w)
-			}
-		}
-		for _, o := range s.Outs {
-			if o.Kind == values.OutReg && o.Node >= 0 {
-				regs[o.Name] = vals[o.Node]
-			}
-		}
-		pc++
-	}
-	return counts, capped
 }
