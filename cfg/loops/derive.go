@@ -563,6 +563,7 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 			continue
 		}
 		var nr rec
+		d, sgn, isDiv := divByConst(x, v)
 		if step := a.stepOf(x, v, l); step != nil {
 			nr = rec{kind: recAdd, step: step, w: v.W}
 		} else if step := a.pairStepOf(x, v, l); step != nil {
@@ -591,10 +592,9 @@ func (a *analysis) headerPhi(v *values.Value, l *cfg.Loop) (rec, string) {
 		case sdivOf(x, v) > 0:
 			// v / 2^k (signed, rounding towards zero): v >> k while v >= 0.
 			nr = rec{kind: recShr, shift: sdivOf(x, v), arith: true, w: v.W}
-		case divided(x, v):
+		case isDiv:
 			// v / d for a constant d: udiv, sdiv, or the multiply-high
 			// forms proved equal to them (divconst.go).
-			d, sgn, _ := divByConst(x, v)
 			if d&(d-1) == 0 {
 				nr = rec{kind: recShr, shift: bits.TrailingZeros64(d), arith: sgn, w: v.W}
 			} else {

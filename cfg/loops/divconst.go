@@ -181,9 +181,3 @@ func divSteps(q, d uint64) int64 {
 	}
 	return k
 }
-
-// divided reports whether x is v divided by a constant (divByConst).
-func divided(x, v *values.Value) bool {
-	_, _, ok := divByConst(x, v)
-	return ok
-}
